@@ -1,0 +1,128 @@
+/*
+ * bs_sort.h — the sorting core's public C API.
+ *
+ * Every sort in bitonic_sort sorts key/pointer pairs: a normalised unsigned
+ * key (unsigned comparison gives the final order) and a 32-bit pointer (the
+ * element's index in the input).  Ties are broken by the pointer, so every
+ * sort is stable and every backend returns the same pair array bit for bit.
+ *
+ * Two shapes only:
+ *   - bs_pair32: a 32-bit key and the pointer packed as (key << 32 | ptr)
+ *   - bs_pair64: a 64-bit key and the pointer
+ *
+ * This header has no PostgreSQL dependency: the glue in src/, the CUDA
+ * backend in cuda/ and the unit tests in test/unit/ all include it.
+ */
+#ifndef BS_SORT_H
+#define BS_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A 32-bit key packed with its pointer: (uint64) key << 32 | ptr. */
+typedef uint64_t bs_pair32;
+
+/* A 64-bit key with its pointer; ordered by (key, ptr). */
+typedef struct bs_pair64
+{
+	uint64_t	key;
+	uint32_t	ptr;
+	uint32_t	pad;			/* always 0; keeps the pair 16 bytes */
+} bs_pair64;
+
+/* Pointer value of the sentinels that lose every tie. */
+#define BS_PTR_SENTINEL UINT32_MAX
+
+/* Largest n any sorter accepts: pointers are 32-bit. */
+#define BS_MAX_PAIRS ((size_t) UINT32_MAX)
+
+typedef enum bs_algorithm
+{
+	BS_ALGO_AUTO = 0,			/* pick from n and backend */
+	BS_ALGO_BITONIC,			/* Batcher's bitonic sorting network */
+	BS_ALGO_ADAPTIVE			/* Bilardi–Nicolau adaptive bitonic sort */
+} bs_algorithm;
+
+typedef enum bs_status
+{
+	BS_OK = 0,
+	BS_ERR_NOMEM,				/* an allocation failed */
+	BS_ERR_TOO_MANY,			/* n exceeds BS_MAX_PAIRS */
+	BS_ERR_UNSUPPORTED			/* algorithm not available in this build */
+} bs_status;
+
+/*
+ * Allocation and interrupt hooks.  The core allocates and calls `check` only
+ * on the calling thread, and only at points where no worker thread is
+ * running, so `check` may longjmp (PostgreSQL's CHECK_FOR_INTERRUPTS) as
+ * long as `alloc` hands out memory that the caller frees on that path
+ * (a PostgreSQL memory context).  NULL hooks mean malloc/free and no check.
+ */
+typedef struct bs_hooks
+{
+	void	   *(*alloc) (size_t size, void *arg);
+	void		(*free) (void *ptr, void *arg);
+	void		(*check) (void *arg);
+	void	   *arg;
+} bs_hooks;
+
+/* Options of one sort call. */
+typedef struct bs_options
+{
+	bs_algorithm algorithm;
+	int			threads;		/* worker threads; <= 1 means the calling thread only */
+	const bs_hooks *hooks;		/* may be NULL */
+} bs_options;
+
+/* Sort n packed 32-bit-key pairs ascending by (key, ptr). */
+extern bs_status bs_sort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt);
+
+/* Sort n 64-bit-key pairs ascending by (key, ptr). */
+extern bs_status bs_sort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt);
+
+/* Standard bitonic network on the CPU, any n (partners >= n are skipped). */
+extern bs_status bs_cpu_bitonic_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt);
+extern bs_status bs_cpu_bitonic_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt);
+
+/* Name of an algorithm ("auto", "bitonic", "adaptive"). */
+extern const char *bs_algorithm_name(bs_algorithm algo);
+
+/* Short English text of a status code. */
+extern const char *bs_status_message(bs_status status);
+
+/* The SIMD level the CPU sorters use on this machine ("avx512", "avx2", "portable"). */
+extern const char *bs_cpu_simd_level(void);
+
+/* Number of online CPU cores. */
+extern int	bs_cpu_core_count(void);
+
+/* Pack a 32-bit key and a pointer into one pair. */
+static inline bs_pair32
+bs_pack32(uint32_t key, uint32_t ptr)
+{
+	return ((uint64_t) key << 32) | ptr;
+}
+
+/* Pointer of a packed pair. */
+static inline uint32_t
+bs_ptr32(bs_pair32 p)
+{
+	return (uint32_t) p;
+}
+
+/* Key of a packed pair. */
+static inline uint32_t
+bs_key32(bs_pair32 p)
+{
+	return (uint32_t) (p >> 32);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* BS_SORT_H */

@@ -1,0 +1,94 @@
+/*
+ * parallel.c — a minimal parallel-for for the CPU sorters (see parallel.h).
+ */
+#include "parallel.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+
+#define BS_MAX_THREADS 64
+
+typedef struct parallel_job
+{
+	bs_task_fn	fn;
+	void	   *ctx;
+	size_t		end;
+	size_t		grain;
+	atomic_size_t next;			/* first item not yet claimed */
+} parallel_job;
+
+/* Claim chunks of the job until none is left. */
+static void
+parallel_drain(parallel_job *job)
+{
+	for (;;)
+	{
+		size_t		begin = atomic_fetch_add(&job->next, job->grain);
+		size_t		end;
+
+		if (begin >= job->end)
+			return;
+		end = begin + job->grain;
+		if (end > job->end)
+			end = job->end;
+		job->fn(job->ctx, begin, end);
+	}
+}
+
+/* Thread entry point: drain the shared job. */
+static void *
+parallel_worker(void *arg)
+{
+	parallel_drain((parallel_job *) arg);
+	return NULL;
+}
+
+/* Run fn over [begin, end) on up to `threads` threads (see parallel.h). */
+void
+bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
+				bs_task_fn fn, void *ctx)
+{
+	parallel_job job;
+	pthread_t	tids[BS_MAX_THREADS];
+	sigset_t	all,
+				old;
+	int			started = 0;
+	size_t		chunks;
+
+	if (grain == 0)
+		grain = 1;
+	if (end <= begin)
+		return;
+	chunks = (end - begin + grain - 1) / grain;
+	if (threads > BS_MAX_THREADS)
+		threads = BS_MAX_THREADS;
+	if ((size_t) threads > chunks)
+		threads = (int) chunks;
+	if (threads <= 1)
+	{
+		fn(ctx, begin, end);
+		return;
+	}
+
+	job.fn = fn;
+	job.ctx = ctx;
+	job.end = end;
+	job.grain = grain;
+	atomic_init(&job.next, begin);
+
+	/* Workers inherit this mask: they never take the backend's signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < threads - 1; i++)
+	{
+		if (pthread_create(&tids[started], NULL, parallel_worker, &job) != 0)
+			break;
+		started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	parallel_drain(&job);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+}

@@ -1,0 +1,24 @@
+/*
+ * parallel.h — a minimal parallel-for for the CPU sorters.
+ *
+ * Workers are plain pthreads started with every signal blocked (the backend
+ * that calls us keeps its signal handling) and joined before the call
+ * returns, so no worker outlives a phase and hooks run only on the caller.
+ */
+#ifndef BS_PARALLEL_H
+#define BS_PARALLEL_H
+
+#include <stddef.h>
+
+/* One task of a parallel-for: run items [begin, end) with shared context. */
+typedef void (*bs_task_fn) (void *ctx, size_t begin, size_t end);
+
+/*
+ * Run fn over [begin, end) in chunks of `grain` items on up to `threads`
+ * threads (the caller included).  Falls back to the calling thread alone when
+ * threads <= 1, the work is small, or a thread cannot be started.
+ */
+extern void bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
+							bs_task_fn fn, void *ctx);
+
+#endif							/* BS_PARALLEL_H */
