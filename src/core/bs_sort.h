@@ -47,12 +47,20 @@ typedef enum bs_algorithm
 	BS_ALGO_ADAPTIVE			/* Bilardi–Nicolau adaptive bitonic sort */
 } bs_algorithm;
 
+/* Where a sort runs. */
+typedef enum bs_backend
+{
+	BS_BACKEND_CPU = 0,
+	BS_BACKEND_CUDA
+} bs_backend;
+
 typedef enum bs_status
 {
 	BS_OK = 0,
 	BS_ERR_NOMEM,				/* an allocation failed */
 	BS_ERR_TOO_MANY,			/* n exceeds BS_MAX_PAIRS */
-	BS_ERR_UNSUPPORTED			/* algorithm not available in this build */
+	BS_ERR_UNSUPPORTED,			/* algorithm or backend not available in this build */
+	BS_ERR_DEVICE				/* the GPU backend failed; the pairs are unchanged */
 } bs_status;
 
 /*
@@ -73,6 +81,7 @@ typedef struct bs_hooks
 /* Options of one sort call. */
 typedef struct bs_options
 {
+	bs_backend	backend;
 	bs_algorithm algorithm;
 	int			threads;		/* worker threads; <= 1 means the calling thread only */
 	const bs_hooks *hooks;		/* may be NULL */

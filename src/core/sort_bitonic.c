@@ -11,9 +11,9 @@
 /* Comparators per parallel chunk of a global pass. */
 #define BS_NET_GRAIN ((size_t) 1 << 16)
 /* Tiles per parallel chunk of a local phase. */
-#define BS_NET_TILE_GRAIN ((size_t) 4)
+#define BS_NET_TILE_GRAIN ((size_t) 2)
 /* Work items between two interrupt checks. */
-#define BS_NET_CHECK_EVERY ((size_t) 1 << 22)
+#define BS_NET_CHECK_EVERY ((size_t) 1 << 20)
 /* Below this many pairs the sort stays on the calling thread. */
 #define BS_NET_PARALLEL_MIN ((size_t) 1 << 16)
 
@@ -37,13 +37,11 @@ bs_net_pow2_ceil(size_t n)
 	return p;
 }
 
-/* Run one pass in batches, checking for interrupts between batches. */
+/* Run one pass in batches of `batch` items, checking for interrupts between batches. */
 static void
 bs_net_run(bs_task_fn fn, bs_net_pass *pass, size_t nitems, size_t grain,
-		   int threads, const bs_hooks *hooks)
+		   size_t batch, int threads, const bs_hooks *hooks)
 {
-	size_t		batch = BS_NET_CHECK_EVERY / (grain == BS_NET_TILE_GRAIN ? pass->tile : 1);
-
 	if (pass->n < BS_NET_PARALLEL_MIN)
 		threads = 1;
 	if (batch < grain)

@@ -5,7 +5,7 @@
 #include "bs_sort.h"
 
 /* Options used when the caller passes none. */
-static const bs_options default_options = {BS_ALGO_AUTO, 1, NULL};
+static const bs_options default_options = {BS_BACKEND_CPU, BS_ALGO_AUTO, 1, NULL};
 
 /* Sort n packed 32-bit-key pairs ascending by (key, ptr). */
 bs_status
@@ -13,6 +13,8 @@ bs_sort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 {
 	if (opt == NULL)
 		opt = &default_options;
+	if (opt->backend != BS_BACKEND_CPU)
+		return BS_ERR_UNSUPPORTED;
 	switch (opt->algorithm)
 	{
 		case BS_ALGO_AUTO:
@@ -29,6 +31,8 @@ bs_sort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 {
 	if (opt == NULL)
 		opt = &default_options;
+	if (opt->backend != BS_BACKEND_CPU)
+		return BS_ERR_UNSUPPORTED;
 	switch (opt->algorithm)
 	{
 		case BS_ALGO_AUTO:
@@ -68,7 +72,9 @@ bs_status_message(bs_status status)
 		case BS_ERR_TOO_MANY:
 			return "too many elements for 32-bit pointers";
 		case BS_ERR_UNSUPPORTED:
-			return "algorithm not available in this build";
+			return "algorithm or backend not available in this build";
+		case BS_ERR_DEVICE:
+			return "the GPU backend failed";
 	}
 	return "unknown status";
 }

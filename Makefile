@@ -1,0 +1,55 @@
+# bitonic_sort — PGXS build.
+#
+#   make                 build the module (USE_CUDA=auto|0|1, see mk/cuda.mk)
+#   make demo            install what is missing, build, install, run the demo
+#   make test            the same set-up, then pg_regress and the C unit tests
+#   make unit            build and run the C unit tests only
+#   make bench           benchmark scripts (timings, not tests)
+
+EXTENSION = bitonic_sort
+MODULE_big = bitonic_sort
+DATA = sql/bitonic_sort--1.0.sql
+
+CORE_OBJS = \
+	src/core/cpu_features.o \
+	src/core/parallel.o \
+	src/core/sort_bitonic.o \
+	src/core/sort_dispatch.o
+
+OBJS = \
+	src/bitonic_sort.o \
+	src/guc.o \
+	src/keys.o \
+	src/sort_run.o \
+	src/array_sort.o \
+	src/info.o \
+	$(CORE_OBJS)
+
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_errors bitonic_sort_info
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -I$(srcdir)/src
+# -Wno-sign-compare: PostgreSQL 15's array.h macros trip it.
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
+SHLIB_LINK += -lpthread
+
+# The sorter core is plain C with hot loops: let the compiler vectorise them.
+$(CORE_OBJS): override CFLAGS += -O3
+
+include mk/cuda.mk
+
+# No LLVM bitcode for JIT inlining: the sort loops gain nothing from it.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+include mk/unit.mk
+
+.PHONY: demo test bench
+demo:
+	test/scripts/demo.sh
+test:
+	test/scripts/run-tests.sh
+bench:
+	test/scripts/bench.sh

@@ -1,0 +1,20 @@
+# mk/unit.mk — the C unit tests: each test/unit/test_*.c links the sorting
+# core directly (no PostgreSQL), one binary per file.
+
+UNIT_SRCS = $(wildcard test/unit/test_*.c)
+UNIT_BINS = $(patsubst test/unit/%.c,test/unit/bin/%,$(UNIT_SRCS))
+CORE_SRCS = $(CORE_OBJS:.o=.c)
+UNIT_CFLAGS = -O3 -g -Wall -Wextra -Werror -Isrc/core -Itest/unit
+
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h src/core/*.inc test/unit/*.h)
+	@mkdir -p test/unit/bin
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lpthread -lm
+
+.PHONY: unit unit-build
+unit-build: $(UNIT_BINS)
+unit: unit-build
+	test/scripts/run-unit.sh $(UNIT_BINS)
+
+clean: clean-unit
+clean-unit:
+	rm -rf test/unit/bin

@@ -1,0 +1,31 @@
+-- gpu_sort: what it refuses, with which error.
+CREATE EXTENSION IF NOT EXISTS bitonic_sort;
+\set VERBOSITY default
+
+-- element types without an exact key in this version
+SELECT gpu_sort(ARRAY['b', 'a']::text[]);
+SELECT gpu_sort(ARRAY[1.5, 0.5]::numeric[]);
+-- multi-dimensional arrays
+SELECT gpu_sort('{{3,2},{1,0}}'::int4[]);
+-- a NULL direction
+SELECT gpu_sort(ARRAY[1, 2], NULL);
+-- not an array at all
+SELECT gpu_sort(42);
+-- the GPU demanded where there is none
+SET bitonic_sort.device = gpu;
+SELECT gpu_sort(ARRAY[2, 1]);
+RESET bitonic_sort.device;
+-- bad settings
+SET bitonic_sort.device = tpu;
+SET bitonic_sort.cpu_threads = 0;
+SET bitonic_sort.no_such_setting = 1;
+-- still fine afterwards
+SELECT gpu_sort(ARRAY[2, 1]);
+
+-- a long sort can be cancelled
+-- (the array is built first, so the timeout fires inside the sort itself)
+CREATE TEMP TABLE big AS SELECT ARRAY(SELECT (random() * 1e9)::int8 FROM generate_series(1, 8000000)) AS a;
+SET statement_timeout = '150ms';
+SELECT cardinality(gpu_sort(a)) FROM big;
+RESET statement_timeout;
+SELECT cardinality(gpu_sort(a)) FROM big;

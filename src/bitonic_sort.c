@@ -1,0 +1,17 @@
+/*
+ * bitonic_sort.c — module entry point.
+ */
+#include "bitonic_sort.h"
+
+#include "fmgr.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* Load-time initialisation: each subsystem registers itself. */
+void
+_PG_init(void)
+{
+	BitonicGucInit();
+}

@@ -1,0 +1,45 @@
+/*
+ * info.c — bitonic_sort_info(): one row per backend, whether it is usable
+ * and the details a DBA needs to know why.
+ */
+#include "bitonic_sort.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(bitonic_sort_info);
+
+/* Append one (backend, usable, details) row. */
+static void
+add_row(ReturnSetInfo *rsinfo, const char *backend, bool usable, const char *details)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	values[0] = CStringGetTextDatum(backend);
+	values[1] = BoolGetDatum(usable);
+	values[2] = CStringGetTextDatum(details);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* bitonic_sort_info() RETURNS TABLE (backend text, usable bool, details text) */
+Datum
+bitonic_sort_info(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *gpu_reason;
+	bool		gpu_usable;
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	add_row(rsinfo, "cpu", true,
+			psprintf("simd=%s, threads=%d, cores=%d, algorithms=bitonic",
+					 bs_cpu_simd_level(), bitonic_sort_cpu_threads,
+					 bs_cpu_core_count()));
+
+	gpu_usable = BitonicGpuUsable(&gpu_reason);
+	add_row(rsinfo, "cuda", gpu_usable, gpu_reason);
+
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# test/scripts/bench.sh — what `make bench` runs: gpu_sort against
+# ARRAY(SELECT x FROM unnest(a) x ORDER BY x) for 1M and 10M elements of int4,
+# int8 and float8, timed in the same run; prints the ratio.  Not a test.
+set -u
+source "$(dirname "$0")/common.sh"
+cd "$TOP"
+setup_all
+SIZES=${BENCH_SIZES:-1000000 10000000}
+
+{
+	echo "CREATE EXTENSION bitonic_sort;"
+	echo "\\i test/bench/timing.sql"
+	echo "SET work_mem = '4GB';"
+	echo "SELECT backend, details FROM bitonic_sort_info() WHERE usable;"
+	echo "CREATE TEMP TABLE results (type text, n int, gpu_sort_ms float8, native_ms float8, speedup numeric);"
+	for n in $SIZES; do
+		for t in int4 int8 float8; do
+			case $t in
+				int4) expr="(random() * 2e9 - 1e9)::int4" ;;
+				int8) expr="(random() * 1e18)::int8" ;;
+				float8) expr="random() - 0.5" ;;
+			esac
+			echo "CREATE TEMP TABLE arr AS SELECT ARRAY(SELECT $expr FROM generate_series(1, $n)) AS a;"
+			echo "INSERT INTO results SELECT '$t', $n, * FROM pg_temp.array_vs_native('arr');"
+			echo "DROP TABLE arr;"
+		done
+	done
+	echo "SELECT * FROM results;"
+} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off

@@ -1,0 +1,124 @@
+# test/scripts/common.sh — shared by demo.sh, run-tests.sh and bench.sh:
+# dependency check, build + install, and a throwaway PostgreSQL cluster.
+# Source it; it defines functions only.
+
+PG_MAJOR=${PG_MAJOR:-15}
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# Debian packages the build and the tests need.
+required_packages() {
+	echo "make gcc g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR"
+}
+
+# Install missing packages as root; as another user, say what to run and stop.
+ensure_packages() {
+	local missing=() p
+	for p in $(required_packages) "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -eq 0 ]; then
+		echo "== installing missing packages: ${missing[*]}"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
+			{ apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; } ||
+			{ echo "apt-get install ${missing[*]} failed" >&2; exit 1; }
+	else
+		echo "Missing packages: ${missing[*]}" >&2
+		echo "Install them first:  sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+}
+
+# Build and install the module (installing needs write access to PostgreSQL's dirs).
+build_and_install() {
+	echo "== building"
+	make -C "$TOP" -s all >"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; exit 1; }
+	grep -m1 '^bitonic_sort: USE_CUDA' "$TOP/tmp/build.log" || true
+	local libdir
+	libdir=$(pg_config --pkglibdir)
+	if [ ! -w "$libdir" ]; then
+		echo "Cannot write $libdir: run 'sudo make install' once, then run this again." >&2
+		exit 1
+	fi
+	make -C "$TOP" -s install >>"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; exit 1; }
+}
+
+# Run a command as the cluster owner (postgres when we are root).
+as_owner() {
+	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# A TCP port on localhost that nothing listens on.
+free_port() {
+	local port
+	for port in $(seq 54321 54421); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+		[ -e "$CLUSTER_DIR/.s.PGSQL.$port" ] && continue
+		echo "$port"
+		return 0
+	done
+	echo "no free port in 54321..54421" >&2
+	return 1
+}
+
+# Stop a cluster left over from an earlier run of ours.
+stop_stale_cluster() {
+	if [ -f "$CLUSTER_DIR/data/postmaster.pid" ]; then
+		as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate stop >/dev/null 2>&1 || true
+	fi
+	rm -rf "$CLUSTER_DIR"
+}
+
+# Create and start a throwaway cluster under ./tmp; exports PGHOST/PGPORT/PGUSER.
+start_cluster() {
+	CLUSTER_DIR=${CLUSTER_DIR:-$TOP/tmp/cluster}
+	stop_stale_cluster
+	mkdir -p "$CLUSTER_DIR"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown postgres: "$CLUSTER_DIR"
+		if ! runuser -u postgres -- test -w "$CLUSTER_DIR"; then
+			# The postgres user cannot reach the work tree: use /tmp instead.
+			CLUSTER_DIR=$(mktemp -d /tmp/bitonic_sort.XXXXXX)
+			chown postgres: "$CLUSTER_DIR"
+		fi
+		export PGUSER=postgres
+	else
+		export PGUSER=$(id -un)
+	fi
+	PGPORT=$(free_port) || exit 1
+	export PGPORT PGHOST=$CLUSTER_DIR PGDATABASE=postgres
+	echo "== starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT)"
+	as_owner "$PG_BIN/initdb" -D "$CLUSTER_DIR/data" -U "$PGUSER" -A trust -E UTF8 \
+		--locale=C.UTF-8 --no-sync >"$CLUSTER_DIR/initdb.log" 2>&1 ||
+		{ cat "$CLUSTER_DIR/initdb.log"; exit 1; }
+	cat >>"$CLUSTER_DIR/data/postgresql.conf" <<CONF
+port = $PGPORT
+listen_addresses = 'localhost'
+unix_socket_directories = '$CLUSTER_DIR'
+shared_preload_libraries = 'bitonic_sort'
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+shared_buffers = 512MB
+max_parallel_workers_per_gather = 0
+CONF
+	as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start >/dev/null ||
+		{ cat "$CLUSTER_DIR/server.log"; exit 1; }
+	trap stop_cluster EXIT
+}
+
+# Stop the throwaway cluster (runs on exit).
+stop_cluster() {
+	[ -n "${CLUSTER_DIR:-}" ] && [ -f "$CLUSTER_DIR/data/postmaster.pid" ] &&
+		as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1
+	return 0
+}
+
+# Prepare everything: packages, build, install, cluster.
+setup_all() {
+	mkdir -p "$TOP/tmp"
+	ensure_packages "$@"
+	build_and_install
+	start_cluster
+}

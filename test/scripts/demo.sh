@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# test/scripts/demo.sh — what `make demo` runs: set-up, then gpu_sort on a
+# few arrays and a timing against PostgreSQL's own sort on 1M elements.
+set -u
+source "$(dirname "$0")/common.sh"
+cd "$TOP"
+setup_all
+
+psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
+\pset footer off
+CREATE EXTENSION bitonic_sort;
+\echo
+\echo '== the backends'
+SELECT * FROM bitonic_sort_info();
+\echo '== gpu_sort on a few arrays'
+SELECT gpu_sort(ARRAY[5, 3, NULL, 1, 4]) AS ascending,
+       gpu_sort(ARRAY[5, 3, NULL, 1, 4], true) AS descending,
+       gpu_sort(ARRAY[5, 3, NULL, 1, 4], false, true) AS nulls_first;
+SELECT gpu_sort('{NaN,Infinity,-0,-Infinity,0,1.5}'::float8[]) AS floats;
+SELECT gpu_sort(ARRAY['2024-02-29', '1999-12-31', 'infinity']::date[]) AS dates;
+\echo '== 1M random int8: gpu_sort(a) vs ARRAY(SELECT x FROM unnest(a) x ORDER BY x), best of 3 (ms)'
+\i test/bench/timing.sql
+SET work_mem = '1GB';
+CREATE TEMP TABLE demo_1m AS SELECT ARRAY(SELECT (random() * 1e15)::int8 FROM generate_series(1, 1000000)) AS a;
+SELECT gpu_sort(a) = ARRAY(SELECT x FROM unnest(a) x ORDER BY x) AS same_answer FROM demo_1m;
+SELECT * FROM pg_temp.array_vs_native('demo_1m');
+SQL
+rc=$?
+echo "== stopping the cluster"
+exit $rc

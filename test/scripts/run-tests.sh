@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# test/scripts/run-tests.sh — what `make test` runs: set-up (packages,
+# build, install, throwaway cluster), pg_regress against that cluster, the C
+# unit tests; ends with one line "N passed, N failed".
+set -u
+source "$(dirname "$0")/common.sh"
+cd "$TOP"
+setup_all
+
+echo "== pg_regress"
+rm -rf results regression.diffs regression.out
+make -s installcheck >tmp/regress.log 2>&1
+regress_rc=$?
+cat tmp/regress.log | grep -E '^(test|     |ok|not ok|# )' || cat tmp/regress.log
+r_pass=$(grep -cE '\.\.\. ok|^ok ' tmp/regress.log)
+r_fail=$(grep -cE '\.\.\. FAILED|\.\.\. failed|^not ok ' tmp/regress.log)
+if [ "$regress_rc" -ne 0 ]; then
+	[ -f regression.diffs ] && { echo "== regression.diffs"; cat regression.diffs; }
+	[ "$r_fail" -eq 0 ] && { cat tmp/regress.log; r_fail=1; }
+fi
+
+echo "== unit tests"
+rm -f tmp/unit.counts
+UNIT_COUNTS=tmp/unit.counts make -s unit
+read -r u_pass u_fail <tmp/unit.counts || { u_pass=0; u_fail=1; }
+
+echo "$((r_pass + u_pass)) passed, $((r_fail + u_fail)) failed"
+[ $((r_fail + u_fail)) -eq 0 ]
