@@ -13,6 +13,7 @@ DATA = sql/bitonic_sort--1.0.sql
 CORE_OBJS = \
 	src/core/cpu_features.o \
 	src/core/parallel.o \
+	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \
 	src/core/sort_dispatch.o
 
@@ -25,7 +26,7 @@ OBJS = \
 	src/info.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_errors bitonic_sort_info
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_errors bitonic_sort_info
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src
@@ -53,3 +54,8 @@ test:
 	test/scripts/run-tests.sh
 bench:
 	test/scripts/bench.sh
+
+# The pg_regress test names, for the test driver's count.
+.PHONY: print-regress
+print-regress:
+	@echo $(REGRESS)

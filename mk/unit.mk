@@ -4,7 +4,7 @@
 UNIT_SRCS = $(wildcard test/unit/test_*.c)
 UNIT_BINS = $(patsubst test/unit/%.c,test/unit/bin/%,$(UNIT_SRCS))
 CORE_SRCS = $(CORE_OBJS:.o=.c)
-UNIT_CFLAGS = -O3 -g -Wall -Wextra -Werror -Isrc/core -Itest/unit
+UNIT_CFLAGS = -O3 -g -Wall -Wextra -Werror -DBS_COUNT_COMPARISONS -Isrc/core -Itest/unit
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(wildcard src/core/*.h src/core/*.inc test/unit/*.h)
 	@mkdir -p test/unit/bin

@@ -17,6 +17,7 @@ SELECT gpu_sort(ARRAY[2, 1]);
 RESET bitonic_sort.device;
 -- bad settings
 SET bitonic_sort.device = tpu;
+SET bitonic_sort.algorithm = quicksort;
 SET bitonic_sort.cpu_threads = 0;
 SET bitonic_sort.no_such_setting = 1;
 -- still fine afterwards

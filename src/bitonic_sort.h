@@ -19,6 +19,7 @@ typedef enum BitonicDevice
 } BitonicDevice;
 
 extern int	bitonic_sort_device;
+extern int	bitonic_sort_algorithm;	/* a bs_algorithm */
 extern int	bitonic_sort_cpu_threads;
 extern void BitonicGucInit(void);
 

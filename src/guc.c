@@ -6,12 +6,20 @@
 #include "utils/guc.h"
 
 int			bitonic_sort_device = BITONIC_DEVICE_AUTO;
+int			bitonic_sort_algorithm = BS_ALGO_AUTO;
 int			bitonic_sort_cpu_threads = 1;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", BITONIC_DEVICE_AUTO, false},
 	{"cpu", BITONIC_DEVICE_CPU, false},
 	{"gpu", BITONIC_DEVICE_GPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry algorithm_options[] = {
+	{"auto", BS_ALGO_AUTO, false},
+	{"bitonic", BS_ALGO_BITONIC, false},
+	{"adaptive", BS_ALGO_ADAPTIVE, false},
 	{NULL, 0, false}
 };
 
@@ -28,6 +36,17 @@ BitonicGucInit(void)
 							 &bitonic_sort_device,
 							 BITONIC_DEVICE_AUTO,
 							 device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("bitonic_sort.algorithm",
+							 "Sets the sorting algorithm.",
+							 "bitonic is Batcher's sorting network; adaptive is Bilardi and Nicolau's "
+							 "adaptive bitonic sort on bitonic trees; auto picks by input size and backend.",
+							 &bitonic_sort_algorithm,
+							 BS_ALGO_AUTO,
+							 algorithm_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -34,9 +34,10 @@ bitonic_sort_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	add_row(rsinfo, "cpu", true,
-			psprintf("simd=%s, threads=%d, cores=%d, algorithms=bitonic",
+			psprintf("simd=%s, threads=%d, cores=%d, algorithms=bitonic,adaptive, "
+					 "auto=adaptive below %zu pairs, else bitonic",
 					 bs_cpu_simd_level(), bitonic_sort_cpu_threads,
-					 bs_cpu_core_count()));
+					 bs_cpu_core_count(), bs_auto_threshold(BS_BACKEND_CPU)));
 
 	gpu_usable = BitonicGpuUsable(&gpu_reason);
 	add_row(rsinfo, "cuda", gpu_usable, gpu_reason);

@@ -52,9 +52,10 @@ prepare_options(bs_options *opt)
 				 errdetail("%s.", reason),
 				 errhint("Set bitonic_sort.device to \"auto\" or \"cpu\" to sort on the CPU.")));
 	opt->backend = BS_BACKEND_CPU;
-	opt->algorithm = BS_ALGO_AUTO;
+	opt->algorithm = (bs_algorithm) bitonic_sort_algorithm;
 	opt->threads = bitonic_sort_cpu_threads;
 	opt->hooks = &pg_hooks;
+	opt->comparisons = NULL;
 }
 
 /* Raise an ERROR for a failed sort. */

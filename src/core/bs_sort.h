@@ -85,6 +85,9 @@ typedef struct bs_options
 	bs_algorithm algorithm;
 	int			threads;		/* worker threads; <= 1 means the calling thread only */
 	const bs_hooks *hooks;		/* may be NULL */
+	uint64_t   *comparisons;	/* if set, receives the number of key
+								 * comparisons (builds with
+								 * BS_COUNT_COMPARISONS only; else 0) */
 } bs_options;
 
 /* Sort n packed 32-bit-key pairs ascending by (key, ptr). */
@@ -96,6 +99,16 @@ extern bs_status bs_sort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *o
 /* Standard bitonic network on the CPU, any n (partners >= n are skipped). */
 extern bs_status bs_cpu_bitonic_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt);
 extern bs_status bs_cpu_bitonic_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt);
+
+/* Adaptive bitonic sort (Bilardi–Nicolau bitonic trees) on the CPU, any n. */
+extern bs_status bs_cpu_adaptive_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt);
+extern bs_status bs_cpu_adaptive_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt);
+
+/* The algorithm BS_ALGO_AUTO resolves to for n pairs on a backend. */
+extern bs_algorithm bs_choose_algorithm(bs_backend backend, size_t n);
+
+/* Below this many pairs `auto` picks the adaptive sorter on a backend. */
+extern size_t bs_auto_threshold(bs_backend backend);
 
 /* Name of an algorithm ("auto", "bitonic", "adaptive"). */
 extern const char *bs_algorithm_name(bs_algorithm algo);

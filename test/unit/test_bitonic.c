@@ -13,7 +13,7 @@
 static int
 check_one(size_t n, gen_dist dist, uint64_t seed, int threads)
 {
-	bs_options	opt = {BS_BACKEND_CPU, BS_ALGO_BITONIC, threads, NULL};
+	bs_options	opt = {BS_BACKEND_CPU, BS_ALGO_BITONIC, threads, NULL, NULL};
 	bs_pair32  *a32 = malloc((n + 1) * sizeof(bs_pair32));
 	bs_pair32  *r32 = malloc((n + 1) * sizeof(bs_pair32));
 	bs_pair64  *a64 = malloc((n + 1) * sizeof(bs_pair64));
