@@ -5,8 +5,10 @@
  * The n pairs, padded to N = 2^k with distinct maximal sentinels, are held
  * as a bitonic tree: a complete binary tree of N - 1 nodes whose in-order
  * traversal followed by one spare node is the sequence.  Node i sits at
- * in-order position i of the initial sequence; odd i are inner nodes whose
- * children are kept in ch[i - 1] (left) and ch[i] (right), even i are leaves.
+ * in-order position i of the initial sequence; odd i are inner nodes, even i
+ * leaves.  A node keeps its value and child links together (one cache line
+ * holds several nodes), the links first so this file reads them for either
+ * pair shape.
  * A merge finds the split index by walking both halves in step and exchanges
  * whole subsequences by swapping child pointers, so a merge of n elements
  * makes fewer than 2n comparisons and the sort fewer than 2 n log2 n.
@@ -21,6 +23,7 @@
 #include "parallel.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,14 +34,24 @@
 /* Below this many pairs the sort stays on the calling thread. */
 #define AB_PARALLEL_MIN ((size_t) 1 << 16)
 
-/* The tree: values (N, the last one the spare) and child links. */
+/* Child links of a node (unused in leaves). */
+typedef struct ab_links
+{
+	uint32_t	left;
+	uint32_t	right;
+} ab_links;
+
+/* The tree: N nodes of node_size bytes, node N - 1 being the spare. */
 typedef struct ab_tree
 {
-	void	   *values;
-	uint32_t   *child;
+	void	   *nodes;
+	size_t		node_size;
 	size_t		N;
 	int			k;				/* N = 2^k */
 } ab_tree;
+
+/* The links of node i. */
+#define AB_LINKS(tree, i) ((ab_links *) ((char *) (tree)->nodes + (size_t) (i) * (tree)->node_size))
 
 /* One unit of work: a subtree root, its spare slot, its direction. */
 typedef struct ab_task
@@ -70,6 +83,8 @@ typedef struct ab_job
 /* Shape-specific entry points, from adaptive_tree.inc. */
 typedef struct ab_shape
 {
+	size_t		node_size;
+	size_t		value_offset;	/* of the pair inside a node */
 	size_t		pair_size;
 	bs_task_fn	run_tasks;
 	bs_task_fn	fill;
@@ -126,8 +141,8 @@ ab_link(void *vtree, size_t b, size_t e)
 	{
 		size_t		stride = ((i + 1) & ~i) / 2;	/* lowest set bit of i + 1, halved */
 
-		tree->child[i - 1] = (uint32_t) (i - stride);
-		tree->child[i] = (uint32_t) (i + stride);
+		AB_LINKS(tree, i)->left = (uint32_t) (i - stride);
+		AB_LINKS(tree, i)->right = (uint32_t) (i + stride);
 	}
 }
 
@@ -146,9 +161,9 @@ ab_collect(const ab_tree *tree, size_t node, size_t slot, int dir, int depth,
 		tasks[ntasks].dir = dir;
 		return ntasks + 1;
 	}
-	ntasks = ab_collect(tree, tree->child[node - 1], node, dir, depth - 1,
+	ntasks = ab_collect(tree, AB_LINKS(tree, node)->left, node, dir, depth - 1,
 						tasks, ntasks);
-	return ab_collect(tree, tree->child[node], slot, !dir, depth - 1,
+	return ab_collect(tree, AB_LINKS(tree, node)->right, slot, !dir, depth - 1,
 					  tasks, ntasks);
 }
 
@@ -160,10 +175,10 @@ ab_expand(const ab_tree *tree, ab_task *tasks, size_t ntasks)
 	{
 		ab_task		parent = tasks[t];
 
-		tasks[2 * t].node = tree->child[parent.node - 1];
+		tasks[2 * t].node = AB_LINKS(tree, parent.node)->left;
 		tasks[2 * t].slot = parent.node;
 		tasks[2 * t].dir = parent.dir;
-		tasks[2 * t + 1].node = tree->child[parent.node];
+		tasks[2 * t + 1].node = AB_LINKS(tree, parent.node)->right;
 		tasks[2 * t + 1].slot = parent.slot;
 		tasks[2 * t + 1].dir = parent.dir;
 	}
@@ -185,6 +200,15 @@ ab_run(ab_job *job, const ab_shape *shape, size_t ntasks, int threads,
 	}
 }
 
+/* Copy node i's value to out[pos]. */
+static void
+ab_copy_value(const ab_tree *tree, const ab_shape *shape, size_t i, void *out,
+			  size_t pos)
+{
+	memcpy((char *) out + pos * shape->pair_size,
+		   (char *) AB_LINKS(tree, i) + shape->value_offset, shape->pair_size);
+}
+
 /*
  * Write the sorted tree to out[0..n): the top `depth` levels here, the
  * subtrees below them as parallel tasks.  Returns the number of tasks.
@@ -203,13 +227,12 @@ ab_collect_writes(const ab_tree *tree, size_t node, size_t first, int height,
 		tasks[ntasks].dir = 0;
 		return ntasks + 1;
 	}
-	ntasks = ab_collect_writes(tree, tree->child[node - 1], first, height - 1,
+	ntasks = ab_collect_writes(tree, AB_LINKS(tree, node)->left, first, height - 1,
 							   depth - 1, tasks, ntasks, shape, out, n);
 	if (first + half < n)
-		memcpy((char *) out + (first + half) * shape->pair_size,
-			   (char *) tree->values + node * shape->pair_size, shape->pair_size);
-	return ab_collect_writes(tree, tree->child[node], first + half + 1, height - 1,
-							 depth - 1, tasks, ntasks, shape, out, n);
+		ab_copy_value(tree, shape, node, out, first + half);
+	return ab_collect_writes(tree, AB_LINKS(tree, node)->right, first + half + 1,
+							 height - 1, depth - 1, tasks, ntasks, shape, out, n);
 }
 
 /* The whole adaptive sort of n pairs of one shape. */
@@ -235,13 +258,12 @@ ab_sort(void *pairs, size_t n, const bs_options *opt, const ab_shape *shape)
 	for (tree.k = 1, tree.N = 2; tree.N < n; tree.k++)
 		tree.N *= 2;
 	depth = tree.k - 1 > AB_TASK_LOG ? tree.k - 1 - AB_TASK_LOG : 0;
-	tree.values = ab_alloc(hooks, tree.N * shape->pair_size);
-	tree.child = ab_alloc(hooks, tree.N * sizeof(uint32_t));
+	tree.node_size = shape->node_size;
+	tree.nodes = ab_alloc(hooks, tree.N * shape->node_size);
 	tasks = ab_alloc(hooks, ((size_t) 1 << depth) * sizeof(ab_task));
-	if (!tree.values || !tree.child || !tasks)
+	if (!tree.nodes || !tasks)
 	{
-		ab_free(hooks, tree.values);
-		ab_free(hooks, tree.child);
+		ab_free(hooks, tree.nodes);
 		ab_free(hooks, tasks);
 		return BS_ERR_NOMEM;
 	}
@@ -279,13 +301,11 @@ ab_sort(void *pairs, size_t n, const bs_options *opt, const ab_shape *shape)
 	ntasks = ab_collect_writes(&tree, root, 0, tree.k, depth, tasks, 0, shape, pairs, n);
 	ab_run(&job, shape, ntasks, threads, hooks);
 	if (tree.N - 1 < n)
-		memcpy((char *) pairs + (tree.N - 1) * shape->pair_size,
-			   (char *) tree.values + (tree.N - 1) * shape->pair_size, shape->pair_size);
+		ab_copy_value(&tree, shape, tree.N - 1, pairs, tree.N - 1);
 
 	if (opt && opt->comparisons)
 		*opt->comparisons = atomic_load(&job.comparisons);
-	ab_free(hooks, tree.values);
-	ab_free(hooks, tree.child);
+	ab_free(hooks, tree.nodes);
 	ab_free(hooks, tasks);
 	return BS_OK;
 }
