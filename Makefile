@@ -34,10 +34,17 @@ PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 SHLIB_LINK += -lpthread
 
-# The sorter core is plain C with hot loops: let the compiler vectorise them.
-$(CORE_OBJS): override CFLAGS += -O3
+PG_CXXFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
 
 include mk/cuda.mk
+include mk/hwy.mk
+
+# The sorter core has hot loops: let the compiler vectorise them.
+$(CORE_OBJS): override CFLAGS += -O3
+$(CORE_OBJS): override CXXFLAGS += -O3
+
+# Rebuild objects when a header they include changes.
+override autodepend = yes
 
 # No LLVM bitcode for JIT inlining: the sort loops gain nothing from it.
 override with_llvm = no
@@ -52,7 +59,7 @@ demo:
 	test/scripts/demo.sh
 test:
 	test/scripts/run-tests.sh
-bench:
+bench: bench-sorters
 	test/scripts/bench.sh
 
 # The pg_regress test names, for the test driver's count.

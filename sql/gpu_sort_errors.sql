@@ -26,7 +26,9 @@ SELECT gpu_sort(ARRAY[2, 1]);
 -- a long sort can be cancelled
 -- (the array is built first, so the timeout fires inside the sort itself)
 CREATE TEMP TABLE big AS SELECT ARRAY(SELECT (random() * 1e9)::int8 FROM generate_series(1, 8000000)) AS a;
+SET bitonic_sort.algorithm = bitonic;
 SET statement_timeout = '150ms';
 SELECT cardinality(gpu_sort(a)) FROM big;
 RESET statement_timeout;
+RESET bitonic_sort.algorithm;
 SELECT cardinality(gpu_sort(a)) FROM big;

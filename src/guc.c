@@ -20,6 +20,7 @@ static const struct config_enum_entry algorithm_options[] = {
 	{"auto", BS_ALGO_AUTO, false},
 	{"bitonic", BS_ALGO_BITONIC, false},
 	{"adaptive", BS_ALGO_ADAPTIVE, false},
+	{"vqsort", BS_ALGO_VQSORT, false},
 	{NULL, 0, false}
 };
 
@@ -43,7 +44,8 @@ BitonicGucInit(void)
 	DefineCustomEnumVariable("bitonic_sort.algorithm",
 							 "Sets the sorting algorithm.",
 							 "bitonic is Batcher's sorting network; adaptive is Bilardi and Nicolau's "
-							 "adaptive bitonic sort on bitonic trees; auto picks by input size and backend.",
+							 "adaptive bitonic sort on bitonic trees; vqsort is Highway's vectorised "
+							 "quicksort (CPU, builds with Highway); auto picks by input size and backend.",
 							 &bitonic_sort_algorithm,
 							 BS_ALGO_AUTO,
 							 algorithm_options,

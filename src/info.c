@@ -34,6 +34,10 @@ bitonic_sort_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	add_row(rsinfo, "cpu", true,
+			bs_cpu_has_vqsort() ?
+			psprintf("simd=%s, threads=%d, cores=%d, algorithms=bitonic,adaptive,vqsort, "
+					 "auto=vqsort",
+					 bs_cpu_simd_level(), bitonic_sort_cpu_threads, bs_cpu_core_count()) :
 			psprintf("simd=%s, threads=%d, cores=%d, algorithms=bitonic,adaptive, "
 					 "auto=adaptive below %zu pairs, else bitonic",
 					 bs_cpu_simd_level(), bitonic_sort_cpu_threads,

@@ -44,7 +44,8 @@ typedef enum bs_algorithm
 {
 	BS_ALGO_AUTO = 0,			/* pick from n and backend */
 	BS_ALGO_BITONIC,			/* Batcher's bitonic sorting network */
-	BS_ALGO_ADAPTIVE			/* Bilardi–Nicolau adaptive bitonic sort */
+	BS_ALGO_ADAPTIVE,			/* Bilardi–Nicolau adaptive bitonic sort */
+	BS_ALGO_VQSORT				/* Highway's vectorised quicksort (CPU; USE_HWY builds) */
 } bs_algorithm;
 
 /* Where a sort runs. */
@@ -103,6 +104,13 @@ extern bs_status bs_cpu_bitonic_pairs64(bs_pair64 *pairs, size_t n, const bs_opt
 /* Adaptive bitonic sort (Bilardi–Nicolau bitonic trees) on the CPU, any n. */
 extern bs_status bs_cpu_adaptive_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt);
 extern bs_status bs_cpu_adaptive_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt);
+
+/* Highway's vqsort on the CPU (BS_ERR_UNSUPPORTED in builds without it). */
+extern bs_status bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt);
+extern bs_status bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt);
+
+/* Whether this build has Highway's vqsort. */
+extern int	bs_cpu_has_vqsort(void);
 
 /* The algorithm BS_ALGO_AUTO resolves to for n pairs on a backend. */
 extern bs_algorithm bs_choose_algorithm(bs_backend backend, size_t n);

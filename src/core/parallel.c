@@ -1,6 +1,7 @@
 /*
  * parallel.c — a minimal parallel-for for the CPU sorters (see parallel.h).
  */
+#include "bs_sort.h"
 #include "parallel.h"
 
 #include <pthread.h>
@@ -91,4 +92,21 @@ bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 	parallel_drain(&job);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+}
+
+/* bs_parallel_for in batches with an interrupt check before each (see parallel.h). */
+void
+bs_parallel_for_checked(int threads, size_t nitems, size_t grain, size_t batch,
+						bs_task_fn fn, void *ctx, const bs_hooks *hooks)
+{
+	if (batch < grain)
+		batch = grain;
+	for (size_t begin = 0; begin < nitems; begin += batch)
+	{
+		size_t		end = nitems - begin < batch ? nitems : begin + batch;
+
+		if (hooks && hooks->check)
+			hooks->check(hooks->arg);
+		bs_parallel_for(threads, begin, end, grain, fn, ctx);
+	}
 }

@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One task of a parallel-for: run items [begin, end) with shared context. */
 typedef void (*bs_task_fn) (void *ctx, size_t begin, size_t end);
 
@@ -20,5 +24,19 @@ typedef void (*bs_task_fn) (void *ctx, size_t begin, size_t end);
  */
 extern void bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 							bs_task_fn fn, void *ctx);
+
+/*
+ * bs_parallel_for over [0, nitems) in batches of `batch` items, calling the
+ * hooks' interrupt check on the calling thread before each batch, while no
+ * worker runs (so the check may longjmp).
+ */
+struct bs_hooks;
+extern void bs_parallel_for_checked(int threads, size_t nitems, size_t grain,
+									size_t batch, bs_task_fn fn, void *ctx,
+									const struct bs_hooks *hooks);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif							/* BS_PARALLEL_H */

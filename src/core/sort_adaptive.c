@@ -20,6 +20,7 @@
  * Workers never call the hooks; interrupts are checked between batches.
  */
 #include "bs_sort.h"
+#include "core_alloc.h"
 #include "parallel.h"
 
 #include <stdatomic.h>
@@ -112,25 +113,6 @@ typedef struct ab_shape
 #undef AB_SENTINEL
 #undef AB_NAME
 
-/* Allocate through the hooks (or malloc). */
-static void *
-ab_alloc(const bs_hooks *hooks, size_t size)
-{
-	return hooks && hooks->alloc ? hooks->alloc(size, hooks->arg) : malloc(size);
-}
-
-/* Free through the hooks (or free). */
-static void
-ab_free(const bs_hooks *hooks, void *ptr)
-{
-	if (ptr == NULL)
-		return;
-	if (hooks && hooks->free)
-		hooks->free(ptr, hooks->arg);
-	else
-		free(ptr);
-}
-
 /* Link node i to its children in the initial complete tree. */
 static void
 ab_link(void *vtree, size_t b, size_t e)
@@ -190,14 +172,8 @@ static void
 ab_run(ab_job *job, const ab_shape *shape, size_t ntasks, int threads,
 	   const bs_hooks *hooks)
 {
-	for (size_t b = 0; b < ntasks; b += AB_TASKS_PER_CHECK)
-	{
-		size_t		e = b + AB_TASKS_PER_CHECK < ntasks ? b + AB_TASKS_PER_CHECK : ntasks;
-
-		if (hooks && hooks->check)
-			hooks->check(hooks->arg);
-		bs_parallel_for(threads, b, e, 1, shape->run_tasks, job);
-	}
+	bs_parallel_for_checked(threads, ntasks, 1, AB_TASKS_PER_CHECK,
+							shape->run_tasks, job, hooks);
 }
 
 /* Copy node i's value to out[pos]. */
@@ -259,12 +235,12 @@ ab_sort(void *pairs, size_t n, const bs_options *opt, const ab_shape *shape)
 		tree.N *= 2;
 	depth = tree.k - 1 > AB_TASK_LOG ? tree.k - 1 - AB_TASK_LOG : 0;
 	tree.node_size = shape->node_size;
-	tree.nodes = ab_alloc(hooks, tree.N * shape->node_size);
-	tasks = ab_alloc(hooks, ((size_t) 1 << depth) * sizeof(ab_task));
+	tree.nodes = bs_core_alloc(hooks, tree.N * shape->node_size);
+	tasks = bs_core_alloc(hooks, ((size_t) 1 << depth) * sizeof(ab_task));
 	if (!tree.nodes || !tasks)
 	{
-		ab_free(hooks, tree.nodes);
-		ab_free(hooks, tasks);
+		bs_core_free(hooks, tree.nodes);
+		bs_core_free(hooks, tasks);
 		return BS_ERR_NOMEM;
 	}
 
@@ -305,8 +281,8 @@ ab_sort(void *pairs, size_t n, const bs_options *opt, const ab_shape *shape)
 
 	if (opt && opt->comparisons)
 		*opt->comparisons = atomic_load(&job.comparisons);
-	ab_free(hooks, tree.nodes);
-	ab_free(hooks, tasks);
+	bs_core_free(hooks, tree.nodes);
+	bs_core_free(hooks, tasks);
 	return BS_OK;
 }
 

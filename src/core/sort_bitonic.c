@@ -44,16 +44,7 @@ bs_net_run(bs_task_fn fn, bs_net_pass *pass, size_t nitems, size_t grain,
 {
 	if (pass->n < BS_NET_PARALLEL_MIN)
 		threads = 1;
-	if (batch < grain)
-		batch = grain;
-	for (size_t begin = 0; begin < nitems; begin += batch)
-	{
-		size_t		count = nitems - begin < batch ? nitems - begin : batch;
-
-		if (hooks && hooks->check)
-			hooks->check(hooks->arg);
-		bs_parallel_for(threads, begin, begin + count, grain, fn, pass);
-	}
+	bs_parallel_for_checked(threads, nitems, grain, batch, fn, pass, hooks);
 }
 
 /* Packed 32-bit-key pairs compare as plain integers. */

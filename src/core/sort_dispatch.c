@@ -24,31 +24,77 @@ bs_auto_threshold(bs_backend backend)
 	return BS_AUTO_ADAPTIVE_BELOW;
 }
 
-/* The algorithm BS_ALGO_AUTO resolves to for n pairs on a backend. */
+/*
+ * The algorithm BS_ALGO_AUTO resolves to for n pairs on a backend: on the
+ * CPU the fastest correct sorter of this build, Highway's vqsort where it is
+ * built in, otherwise the faster of our two bitonic sorters for this n.
+ */
 bs_algorithm
 bs_choose_algorithm(bs_backend backend, size_t n)
 {
+	if (backend == BS_BACKEND_CPU && bs_cpu_has_vqsort())
+		return BS_ALGO_VQSORT;
 	return n < bs_auto_threshold(backend) ? BS_ALGO_ADAPTIVE : BS_ALGO_BITONIC;
+}
+
+#ifdef BS_HAVE_VQSORT
+/* Whether this build has Highway's vqsort: yes. */
+int
+bs_cpu_has_vqsort(void)
+{
+	return 1;
+}
+#else
+/* Whether this build has Highway's vqsort: no. */
+int
+bs_cpu_has_vqsort(void)
+{
+	return 0;
+}
+
+/* Without Highway there is no vqsort: say so. */
+bs_status
+bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
+{
+	return BS_ERR_UNSUPPORTED;
+}
+
+/* Without Highway there is no vqsort: say so. */
+bs_status
+bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
+{
+	return BS_ERR_UNSUPPORTED;
+}
+#endif
+
+/*
+ * The algorithm to run for n pairs under `opt` (NULL means the defaults), or
+ * BS_ALGO_AUTO when no sorter of this build can serve the options.
+ */
+static bs_algorithm
+resolve_algorithm(const bs_options **opt, size_t n)
+{
+	if (*opt == NULL)
+		*opt = &default_options;
+	if ((*opt)->backend != BS_BACKEND_CPU)
+		return BS_ALGO_AUTO;
+	if ((*opt)->algorithm == BS_ALGO_AUTO)
+		return bs_choose_algorithm((*opt)->backend, n);
+	return (*opt)->algorithm;
 }
 
 /* Sort n packed 32-bit-key pairs ascending by (key, ptr). */
 bs_status
 bs_sort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 {
-	bs_algorithm algorithm;
-
-	if (opt == NULL)
-		opt = &default_options;
-	if (opt->backend != BS_BACKEND_CPU)
-		return BS_ERR_UNSUPPORTED;
-	algorithm = opt->algorithm == BS_ALGO_AUTO ?
-		bs_choose_algorithm(opt->backend, n) : opt->algorithm;
-	switch (algorithm)
+	switch (resolve_algorithm(&opt, n))
 	{
 		case BS_ALGO_BITONIC:
 			return bs_cpu_bitonic_pairs32(pairs, n, opt);
 		case BS_ALGO_ADAPTIVE:
 			return bs_cpu_adaptive_pairs32(pairs, n, opt);
+		case BS_ALGO_VQSORT:
+			return bs_cpu_vqsort_pairs32(pairs, n, opt);
 		default:
 			return BS_ERR_UNSUPPORTED;
 	}
@@ -58,20 +104,14 @@ bs_sort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 bs_status
 bs_sort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 {
-	bs_algorithm algorithm;
-
-	if (opt == NULL)
-		opt = &default_options;
-	if (opt->backend != BS_BACKEND_CPU)
-		return BS_ERR_UNSUPPORTED;
-	algorithm = opt->algorithm == BS_ALGO_AUTO ?
-		bs_choose_algorithm(opt->backend, n) : opt->algorithm;
-	switch (algorithm)
+	switch (resolve_algorithm(&opt, n))
 	{
 		case BS_ALGO_BITONIC:
 			return bs_cpu_bitonic_pairs64(pairs, n, opt);
 		case BS_ALGO_ADAPTIVE:
 			return bs_cpu_adaptive_pairs64(pairs, n, opt);
+		case BS_ALGO_VQSORT:
+			return bs_cpu_vqsort_pairs64(pairs, n, opt);
 		default:
 			return BS_ERR_UNSUPPORTED;
 	}
@@ -89,6 +129,8 @@ bs_algorithm_name(bs_algorithm algo)
 			return "bitonic";
 		case BS_ALGO_ADAPTIVE:
 			return "adaptive";
+		case BS_ALGO_VQSORT:
+			return "vqsort";
 	}
 	return "unknown";
 }

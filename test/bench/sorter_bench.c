@@ -1,8 +1,9 @@
 /*
  * sorter_bench.c — micro-benchmark of the CPU sorters on random pairs:
- * standard bitonic, adaptive bitonic and the C library's qsort, timed in
- * the same run, with comparisons per element (counted for the adaptive
- * sort and qsort; n log n (log n + 1) / 4 for the network at n = 2^k).
+ * standard bitonic, adaptive bitonic, Highway's vqsort (when built in) and
+ * the C library's qsort, timed in the same run, with comparisons per element
+ * (counted for the adaptive sort and qsort; n log n (log n + 1) / 4 for the
+ * network at n = 2^k).  Both pair shapes.
  * Usage: sorter_bench [min_log2 max_log2 threads]
  */
 #include "bs_sort.h"
@@ -31,33 +32,110 @@ counting_cmp64(const void *a, const void *b)
 	return ref_cmp64(a, b);
 }
 
-/* Best of `reps` runs of one sorter on fresh copies of `input`; seconds. */
-static double
-time_sorter(int which, const bs_pair64 *input, bs_pair64 *work, size_t n,
-			int threads, uint64_t *comps, int reps)
+/* A sorter under test: a core algorithm, or qsort when algorithm is AUTO. */
+typedef struct bench_sorter
 {
+	const char *name;
+	bs_algorithm algorithm;
+} bench_sorter;
+
+static const bench_sorter sorters[] = {
+	{"bitonic", BS_ALGO_BITONIC},
+	{"adaptive", BS_ALGO_ADAPTIVE},
+	{"vqsort", BS_ALGO_VQSORT},
+	{"qsort", BS_ALGO_AUTO},
+};
+#define NSORTERS (sizeof(sorters) / sizeof(sorters[0]))
+
+/* qsort comparator of packed pairs that counts. */
+static int
+counting_cmp32(const void *a, const void *b)
+{
+	qsort_comparisons++;
+	return ref_cmp32(a, b);
+}
+
+/* Best of `reps` runs of one sorter on fresh copies of `input` (shape 32 or 64); seconds. */
+static double
+time_sorter(const bench_sorter *sorter, int shape, const void *input, void *work,
+			size_t n, int threads, uint64_t *comps, int reps)
+{
+	size_t		size = shape == 32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
 	double		best = 1e30;
 
 	for (int r = 0; r < reps; r++)
 	{
-		bs_options	opt = {BS_BACKEND_CPU, which == 0 ? BS_ALGO_BITONIC : BS_ALGO_ADAPTIVE,
-		threads, NULL, comps};
+		bs_options	opt = {BS_BACKEND_CPU, sorter->algorithm, threads, NULL, comps};
 		double		t;
+		bs_status	status = BS_OK;
 
-		memcpy(work, input, n * sizeof(bs_pair64));
+		memcpy(work, input, n * size);
 		qsort_comparisons = 0;
 		t = now();
-		if (which == 2)
-			qsort(work, n, sizeof(bs_pair64), counting_cmp64);
+		if (sorter->algorithm == BS_ALGO_AUTO)
+			qsort(work, n, size, shape == 32 ? counting_cmp32 : counting_cmp64);
+		else if (shape == 32)
+			status = bs_sort_pairs32(work, n, &opt);
 		else
-			bs_sort_pairs64(work, n, &opt);
+			status = bs_sort_pairs64(work, n, &opt);
 		t = now() - t;
-		if (which == 2)
+		if (status != BS_OK)
+			return -1;
+		if (sorter->algorithm == BS_ALGO_AUTO)
 			*comps = qsort_comparisons;
 		if (t < best)
 			best = t;
 	}
 	return best;
+}
+
+/* One table: every sorter on n = 2^lo .. 2^hi random pairs of one shape. */
+static void
+bench_shape(int shape, int lo, int hi, int threads)
+{
+	size_t		size = shape == 32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+
+	printf("\n%s pairs, random keys, threads=%d: ms (best of 3 below 2^20, else 1); "
+		   "comparisons per element; time / qsort time\n",
+		   shape == 32 ? "packed 32-bit-key" : "64-bit-key", threads);
+	printf("%6s", "n");
+	for (size_t s = 0; s < NSORTERS; s++)
+		printf(" | %-24s", sorters[s].name);
+	printf("\n");
+	for (int k = lo; k <= hi; k++)
+	{
+		size_t		n = (size_t) 1 << k;
+		void	   *input = malloc(n * size);
+		void	   *work = malloc(n * size);
+		double		t[NSORTERS];
+		uint64_t	c[NSORTERS];
+		int			reps = k < 20 ? 3 : 1;
+
+		if (shape == 32)
+			gen_pairs32(input, n, GEN_RANDOM, (uint64_t) k * 77);
+		else
+			gen_pairs64(input, n, GEN_RANDOM, (uint64_t) k * 77);
+		for (size_t s = 0; s < NSORTERS; s++)
+		{
+			c[s] = 0;
+			t[s] = time_sorter(&sorters[s], shape, input, work, n, threads, &c[s], reps);
+		}
+		c[0] = (uint64_t) ((double) n * k * (k + 1) / 4);	/* the network's, exact at 2^k */
+		printf("2^%-4d", k);
+		for (size_t s = 0; s < NSORTERS; s++)
+		{
+			if (t[s] < 0)
+				printf(" | %-24s", "not built");
+			else if (sorters[s].algorithm == BS_ALGO_VQSORT)
+				printf(" | %9.2f %6s %6.2fx", t[s] * 1e3, "-", t[s] / t[NSORTERS - 1]);
+			else
+				printf(" | %9.2f %6.1f %6.2fx", t[s] * 1e3, (double) c[s] / n, t[s] / t[NSORTERS - 1]);
+		}
+		printf("\n");
+		fflush(stdout);
+		free(input);
+		free(work);
+	}
 }
 
 int
@@ -67,32 +145,7 @@ main(int argc, char **argv)
 	int			hi = argc > 2 ? atoi(argv[2]) : 24;
 	int			threads = argc > 3 ? atoi(argv[3]) : 1;
 
-	printf("64-bit-key pairs, random keys, threads=%d; time in ms (best of 3 below 2^20, else 1)\n", threads);
-	printf("%6s | %12s %12s %12s | %9s %9s %9s | %8s %8s\n", "n", "bitonic ms", "adaptive ms",
-		   "qsort ms", "cmp/el bit", "cmp/el ada", "cmp/el qs", "ada/qs", "bit/qs");
-	for (int k = lo; k <= hi; k++)
-	{
-		size_t		n = (size_t) 1 << k;
-		bs_pair64  *input = malloc(n * sizeof(bs_pair64));
-		bs_pair64  *work = malloc(n * sizeof(bs_pair64));
-		uint64_t	ca = 0,
-					cq = 0,
-					unused = 0;
-		int			reps = k < 20 ? 3 : 1;
-		double		tb,
-					ta,
-					tq;
-
-		gen_pairs64(input, n, GEN_RANDOM, (uint64_t) k * 77);
-		tb = time_sorter(0, input, work, n, threads, &unused, reps);
-		ta = time_sorter(1, input, work, n, threads, &ca, reps);
-		tq = time_sorter(2, input, work, n, threads, &cq, reps);
-		printf("2^%-4d | %12.2f %12.2f %12.2f | %9.1f %9.1f %9.1f | %8.2f %8.2f\n", k,
-			   tb * 1e3, ta * 1e3, tq * 1e3, k * (k + 1) / 4.0, (double) ca / n,
-			   (double) cq / n, ta / tq, tb / tq);
-		fflush(stdout);
-		free(input);
-		free(work);
-	}
+	bench_shape(64, lo, hi, threads);
+	bench_shape(32, lo, hi, threads);
 	return 0;
 }

@@ -6,9 +6,16 @@ PG_MAJOR=${PG_MAJOR:-15}
 PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
+# Stop with a message; the test driver also prints its summary line.
+die() {
+	echo "$*" >&2
+	[ -n "${SUMMARY_ON_FAILURE:-}" ] && echo "0 passed, 1 failed"
+	exit 1
+}
+
 # Debian packages the build and the tests need.
 required_packages() {
-	echo "make gcc g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR"
+	echo "make gcc g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR libhwy-dev"
 }
 
 # Install missing packages as root; as another user, say what to run and stop.
@@ -22,26 +29,24 @@ ensure_packages() {
 		echo "== installing missing packages: ${missing[*]}"
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
 			{ apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; } ||
-			{ echo "apt-get install ${missing[*]} failed" >&2; exit 1; }
+			die "apt-get install ${missing[*]} failed"
 	else
 		echo "Missing packages: ${missing[*]}" >&2
-		echo "Install them first:  sudo apt-get install -y ${missing[*]}" >&2
-		exit 1
+		die "Install them first:  sudo apt-get install -y ${missing[*]}"
 	fi
 }
 
 # Build and install the module (installing needs write access to PostgreSQL's dirs).
 build_and_install() {
 	echo "== building"
-	make -C "$TOP" -s all >"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; exit 1; }
+	make -C "$TOP" -s all >"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; die "build failed"; }
 	grep -m1 '^bitonic_sort: USE_CUDA' "$TOP/tmp/build.log" || true
 	local libdir
 	libdir=$(pg_config --pkglibdir)
 	if [ ! -w "$libdir" ]; then
-		echo "Cannot write $libdir: run 'sudo make install' once, then run this again." >&2
-		exit 1
+		die "Cannot write $libdir: run 'sudo make install' once, then run this again."
 	fi
-	make -C "$TOP" -s install >>"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; exit 1; }
+	make -C "$TOP" -s install >>"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; die "make install failed"; }
 }
 
 # Run a command as the cluster owner (postgres when we are root).
@@ -58,8 +63,7 @@ free_port() {
 		echo "$port"
 		return 0
 	done
-	echo "no free port in 54321..54421" >&2
-	return 1
+	die "no free port in 54321..54421"
 }
 
 # Stop a cluster left over from an earlier run of ours.
@@ -86,12 +90,12 @@ start_cluster() {
 	else
 		export PGUSER=$(id -un)
 	fi
-	PGPORT=$(free_port) || exit 1
+	PGPORT=$(free_port) || die "no free port"
 	export PGPORT PGHOST=$CLUSTER_DIR PGDATABASE=postgres
 	echo "== starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT)"
 	as_owner "$PG_BIN/initdb" -D "$CLUSTER_DIR/data" -U "$PGUSER" -A trust -E UTF8 \
 		--locale=C.UTF-8 --no-sync >"$CLUSTER_DIR/initdb.log" 2>&1 ||
-		{ cat "$CLUSTER_DIR/initdb.log"; exit 1; }
+		{ cat "$CLUSTER_DIR/initdb.log"; die "initdb failed"; }
 	cat >>"$CLUSTER_DIR/data/postgresql.conf" <<CONF
 port = $PGPORT
 listen_addresses = 'localhost'
@@ -104,7 +108,7 @@ shared_buffers = 512MB
 max_parallel_workers_per_gather = 0
 CONF
 	as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start >/dev/null ||
-		{ cat "$CLUSTER_DIR/server.log"; exit 1; }
+		{ cat "$CLUSTER_DIR/server.log"; die "the server did not start"; }
 	trap stop_cluster EXIT
 }
 

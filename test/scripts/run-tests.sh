@@ -5,7 +5,7 @@
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
-setup_all
+SUMMARY_ON_FAILURE=1 setup_all
 
 echo "== pg_regress"
 rm -rf results regression.diffs regression.out

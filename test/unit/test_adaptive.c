@@ -6,7 +6,7 @@
  * with the measured ratio to n log2 n printed.
  */
 #include "bs_sort.h"
-#include "pairs_gen.h"
+#include "sort_check.h"
 #include "unit.h"
 
 #include <math.h>
@@ -22,47 +22,15 @@ padded_log2(size_t n)
 	return log2((double) p);
 }
 
-/* Sort one input three ways and compare; returns 1 when identical. */
+/*
+ * Sort one input with the adaptive sorter and with the network; both must
+ * equal the qsort reference (and so each other) bit for bit.
+ */
 static int
 check_one(size_t n, gen_dist dist, uint64_t seed, int threads, uint64_t *comps)
 {
-	uint64_t	comps32 = 0, comps64 = 0;
-	bs_options	adaptive32 = {BS_BACKEND_CPU, BS_ALGO_ADAPTIVE, threads, NULL, &comps32};
-	bs_options	adaptive64 = {BS_BACKEND_CPU, BS_ALGO_ADAPTIVE, threads, NULL, &comps64};
-	bs_options	bitonic = {BS_BACKEND_CPU, BS_ALGO_BITONIC, threads, NULL, NULL};
-	bs_pair32  *a32 = malloc((n + 1) * sizeof(bs_pair32));
-	bs_pair32  *b32 = malloc((n + 1) * sizeof(bs_pair32));
-	bs_pair32  *r32 = malloc((n + 1) * sizeof(bs_pair32));
-	bs_pair64  *a64 = malloc((n + 1) * sizeof(bs_pair64));
-	bs_pair64  *b64 = malloc((n + 1) * sizeof(bs_pair64));
-	bs_pair64  *r64 = malloc((n + 1) * sizeof(bs_pair64));
-	int			ok;
-
-	gen_pairs32(a32, n, dist, seed);
-	memcpy(b32, a32, n * sizeof(bs_pair32));
-	memcpy(r32, a32, n * sizeof(bs_pair32));
-	gen_pairs64(a64, n, dist, seed);
-	memcpy(b64, a64, n * sizeof(bs_pair64));
-	memcpy(r64, a64, n * sizeof(bs_pair64));
-	qsort(r32, n, sizeof(bs_pair32), ref_cmp32);
-	qsort(r64, n, sizeof(bs_pair64), ref_cmp64);
-	ok = bs_sort_pairs32(a32, n, &adaptive32) == BS_OK &&
-		bs_sort_pairs64(a64, n, &adaptive64) == BS_OK &&
-		bs_sort_pairs32(b32, n, &bitonic) == BS_OK &&
-		bs_sort_pairs64(b64, n, &bitonic) == BS_OK &&
-		memcmp(a32, r32, n * sizeof(bs_pair32)) == 0 &&
-		memcmp(a64, r64, n * sizeof(bs_pair64)) == 0 &&
-		memcmp(b32, r32, n * sizeof(bs_pair32)) == 0 &&
-		memcmp(b64, r64, n * sizeof(bs_pair64)) == 0;
-	if (comps)
-		*comps = comps32 > comps64 ? comps32 : comps64;
-	free(a32);
-	free(b32);
-	free(r32);
-	free(a64);
-	free(b64);
-	free(r64);
-	return ok;
+	return check_algorithm(BS_ALGO_ADAPTIVE, n, dist, seed, threads, comps) &&
+		check_algorithm(BS_ALGO_BITONIC, n, dist, seed, threads, NULL);
 }
 
 /* The comparison bound for one n: fewer than 2 N log2 N for the padded N. */

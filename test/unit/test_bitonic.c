@@ -6,35 +6,14 @@
  */
 #include "bs_sort.h"
 #include "cpu_features.h"
-#include "pairs_gen.h"
+#include "sort_check.h"
 #include "unit.h"
 
-/* Sort one input both ways and compare; returns 1 when identical. */
+/* Sort one input with the network and compare with qsort. */
 static int
 check_one(size_t n, gen_dist dist, uint64_t seed, int threads)
 {
-	bs_options	opt = {BS_BACKEND_CPU, BS_ALGO_BITONIC, threads, NULL, NULL};
-	bs_pair32  *a32 = malloc((n + 1) * sizeof(bs_pair32));
-	bs_pair32  *r32 = malloc((n + 1) * sizeof(bs_pair32));
-	bs_pair64  *a64 = malloc((n + 1) * sizeof(bs_pair64));
-	bs_pair64  *r64 = malloc((n + 1) * sizeof(bs_pair64));
-	int			ok;
-
-	gen_pairs32(a32, n, dist, seed);
-	memcpy(r32, a32, n * sizeof(bs_pair32));
-	gen_pairs64(a64, n, dist, seed);
-	memcpy(r64, a64, n * sizeof(bs_pair64));
-	qsort(r32, n, sizeof(bs_pair32), ref_cmp32);
-	qsort(r64, n, sizeof(bs_pair64), ref_cmp64);
-	ok = bs_cpu_bitonic_pairs32(a32, n, &opt) == BS_OK &&
-		bs_cpu_bitonic_pairs64(a64, n, &opt) == BS_OK &&
-		memcmp(a32, r32, n * sizeof(bs_pair32)) == 0 &&
-		memcmp(a64, r64, n * sizeof(bs_pair64)) == 0;
-	free(a32);
-	free(r32);
-	free(a64);
-	free(r64);
-	return ok;
+	return check_algorithm(BS_ALGO_BITONIC, n, dist, seed, threads, NULL);
 }
 
 int
