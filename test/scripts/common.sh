@@ -107,7 +107,9 @@ full_page_writes = off
 shared_buffers = 512MB
 max_parallel_workers_per_gather = 0
 CONF
-	as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start >/dev/null ||
+	# The server must not inherit our descriptors (a caller's lock, say).
+	as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start \
+		>/dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- ||
 		{ cat "$CLUSTER_DIR/server.log"; die "the server did not start"; }
 	trap stop_cluster EXIT
 }
