@@ -1,4 +1,5 @@
 -- test/bench/timing.sql — timing helpers shared by the demo and benchmarks.
+
 -- best_ms(query, reps): the best wall time in ms of `reps` runs of query.
 CREATE OR REPLACE FUNCTION pg_temp.best_ms(q text, reps int DEFAULT 3)
 RETURNS float8 LANGUAGE plpgsql AS $$
@@ -14,13 +15,18 @@ BEGIN
   RETURN round(best::numeric, 1);
 END $$;
 
--- array_vs_native(table): gpu_sort(a) against ARRAY(SELECT ... ORDER BY) on
--- the one-row table's array column a, same run, same array.
-CREATE OR REPLACE FUNCTION pg_temp.array_vs_native(tab text, reps int DEFAULT 3,
-  OUT gpu_sort_ms float8, OUT native_ms float8, OUT speedup numeric)
-LANGUAGE plpgsql AS $$
+-- gpu_sort_ms(table, algorithm): gpu_sort(a) of the one-row table's array
+-- column a with bitonic_sort.algorithm = algorithm.
+CREATE OR REPLACE FUNCTION pg_temp.gpu_sort_ms(tab text, algorithm text DEFAULT 'auto', reps int DEFAULT 3)
+RETURNS float8 LANGUAGE plpgsql AS $$
 BEGIN
-  gpu_sort_ms := pg_temp.best_ms(format('SELECT cardinality(gpu_sort(a)) FROM %I', tab), reps);
-  native_ms := pg_temp.best_ms(format('SELECT cardinality(ARRAY(SELECT x FROM unnest(a) x ORDER BY x)) FROM %I', tab), reps);
-  speedup := round((native_ms / gpu_sort_ms)::numeric, 2);
+  PERFORM set_config('bitonic_sort.algorithm', algorithm, true);
+  RETURN pg_temp.best_ms(format('SELECT cardinality(gpu_sort(a)) FROM %I', tab), reps);
 END $$;
+
+-- native_ms(table): PostgreSQL's own sort of the same array,
+-- ARRAY(SELECT x FROM unnest(a) x ORDER BY x).
+CREATE OR REPLACE FUNCTION pg_temp.native_ms(tab text, reps int DEFAULT 3)
+RETURNS float8 LANGUAGE sql AS $$
+  SELECT pg_temp.best_ms(format('SELECT cardinality(ARRAY(SELECT x FROM unnest(a) x ORDER BY x)) FROM %I', tab), reps)
+$$;

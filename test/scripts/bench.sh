@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# test/scripts/bench.sh — what `make bench` runs: gpu_sort against
+# test/scripts/bench.sh — what `make bench` runs after the sorter
+# micro-benchmark: gpu_sort with each CPU algorithm against
 # ARRAY(SELECT x FROM unnest(a) x ORDER BY x) for 1M and 10M elements of int4,
-# int8 and float8, timed in the same run; prints the ratio.  Not a test.
+# int8 and float8, timed in the same run (best of 3); prints the ratio.
+# Not a test.
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
@@ -13,7 +15,7 @@ SIZES=${BENCH_SIZES:-1000000 10000000}
 	echo "\\i test/bench/timing.sql"
 	echo "SET work_mem = '4GB';"
 	echo "SELECT backend, details FROM bitonic_sort_info() WHERE usable;"
-	echo "CREATE TEMP TABLE results (type text, n int, gpu_sort_ms float8, native_ms float8, speedup numeric);"
+	echo "CREATE TEMP TABLE results (type text, n int, algorithm text, gpu_sort_ms float8, native_ms float8);"
 	for n in $SIZES; do
 		for t in int4 int8 float8; do
 			case $t in
@@ -22,9 +24,11 @@ SIZES=${BENCH_SIZES:-1000000 10000000}
 				float8) expr="random() - 0.5" ;;
 			esac
 			echo "CREATE TEMP TABLE arr AS SELECT ARRAY(SELECT $expr FROM generate_series(1, $n)) AS a;"
-			echo "INSERT INTO results SELECT '$t', $n, * FROM pg_temp.array_vs_native('arr');"
+			echo "INSERT INTO results SELECT '$t', $n, algo, pg_temp.gpu_sort_ms('arr', algo), native.ms"
+			echo "  FROM (SELECT pg_temp.native_ms('arr') AS ms) native,"
+			echo "       unnest(string_to_array('${BENCH_ALGORITHMS:-bitonic adaptive auto}', ' ')) WITH ORDINALITY AS a(algo, i) ORDER BY i;"
 			echo "DROP TABLE arr;"
 		done
 	done
-	echo "SELECT * FROM results;"
+	echo "SELECT type, n, algorithm, gpu_sort_ms, native_ms, round((native_ms / gpu_sort_ms)::numeric, 2) AS \"native / gpu_sort\" FROM results;"
 } | psql -X -q -v ON_ERROR_STOP=1 -P footer=off

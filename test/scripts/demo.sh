@@ -18,12 +18,18 @@ SELECT gpu_sort(ARRAY[5, 3, NULL, 1, 4]) AS ascending,
        gpu_sort(ARRAY[5, 3, NULL, 1, 4], false, true) AS nulls_first;
 SELECT gpu_sort('{NaN,Infinity,-0,-Infinity,0,1.5}'::float8[]) AS floats;
 SELECT gpu_sort(ARRAY['2024-02-29', '1999-12-31', 'infinity']::date[]) AS dates;
-\echo '== 1M random int8: gpu_sort(a) vs ARRAY(SELECT x FROM unnest(a) x ORDER BY x), best of 3 (ms)'
+\echo '== 1M random int8: gpu_sort(a) per algorithm vs ARRAY(SELECT x FROM unnest(a) x ORDER BY x), best of 3 (ms)'
 \i test/bench/timing.sql
 SET work_mem = '1GB';
 CREATE TEMP TABLE demo_1m AS SELECT ARRAY(SELECT (random() * 1e15)::int8 FROM generate_series(1, 1000000)) AS a;
 SELECT gpu_sort(a) = ARRAY(SELECT x FROM unnest(a) x ORDER BY x) AS same_answer FROM demo_1m;
-SELECT * FROM pg_temp.array_vs_native('demo_1m');
+WITH native AS MATERIALIZED (SELECT pg_temp.native_ms('demo_1m') AS ms),
+     ours AS MATERIALIZED (
+       SELECT algorithm, i, pg_temp.gpu_sort_ms('demo_1m', algorithm) AS ms
+       FROM unnest(ARRAY['bitonic', 'adaptive', 'auto']) WITH ORDINALITY AS a(algorithm, i))
+SELECT algorithm, ours.ms AS gpu_sort_ms, native.ms AS native_ms,
+       round((native.ms / ours.ms)::numeric, 2) AS "native / gpu_sort"
+FROM ours, native ORDER BY i;
 SQL
 rc=$?
 echo "== stopping the cluster"
