@@ -1,6 +1,7 @@
 # bitonic_sort — PGXS build.
 #
-#   make                 build the module (USE_CUDA=auto|0|1, see mk/cuda.mk)
+#   make                 build the module (USE_CUDA=auto|0|1|emu, see mk/cuda.mk)
+#   make emu             the module built against the SIMT emulator, in build/emu
 #   make demo            install what is missing, build, install, run the demo
 #   make test            the same set-up, then pg_regress and the C unit tests
 #   make unit            build and run the C unit tests only
@@ -25,10 +26,10 @@ OBJS = \
 	src/info.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_errors bitonic_sort_info
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_errors bitonic_sort_info gpu_sort_cuda
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)
 # -Wno-sign-compare: PostgreSQL 15's array.h macros trip it.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 SHLIB_LINK += -lpthread
@@ -37,6 +38,7 @@ SHLIB_LINK += -lpthread
 $(CORE_OBJS): override CFLAGS += -O3
 
 include mk/cuda.mk
+$(OBJS): $(BS_MODE_STAMP)
 
 # No LLVM bitcode for JIT inlining: the sort loops gain nothing from it.
 override with_llvm = no

@@ -31,6 +31,13 @@ extern void bs_cuda_set_memory_limit(size_t bytes);
 /* The failed CUDA call and its error text, after BS_ERR_DEVICE ("" otherwise). */
 extern const char *bs_cuda_last_error(void);
 
+#ifdef BS_CUDA_EMU
+/* Emulated builds only: make the next sort's nth "alloc", "copy", "launch" or "device" call fail. */
+extern int	bs_cuda_emu_arm(const char *spec);
+/* Emulated builds only: disarm what bs_cuda_emu_arm armed. */
+extern void bs_cuda_emu_disarm(void);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,7 +17,9 @@
 #define BS_CUDA_MAX_BLOCKS 65535
 
 /* Bytes of each of the two pinned staging buffers. */
+#ifndef BS_CUDA_STAGE_BYTES			/* the unit tests shrink it to exercise the pipeline */
 #define BS_CUDA_STAGE_BYTES (4u << 20)
+#endif
 
 /* Default device-memory bound of one sort (bitonic_sort.gpu_memory_limit). */
 #define BS_CUDA_DEFAULT_LIMIT ((size_t) 1 << 30)

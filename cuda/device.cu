@@ -115,3 +115,35 @@ bs_cuda_device_info(char *buf, size_t len)
 			 chosen_prop.totalGlobalMem >> 20, memory_limit >> 20);
 	return 1;
 }
+
+#ifdef BS_CUDA_EMU
+#include <cstdlib>
+#include <cstring>
+
+static const char *const emu_op_names[BS_EMU_OPS] = {"alloc", "copy", "launch", "device"};
+
+/* Parse "op:n" and arm the emulator's failure injection; false when malformed. */
+int
+bs_cuda_emu_arm(const char *spec)
+{
+	for (int op = 0; op < BS_EMU_OPS; op++)
+	{
+		size_t		len = strlen(emu_op_names[op]);
+
+		if (strncmp(spec, emu_op_names[op], len) == 0 && spec[len] == ':' && atol(spec + len + 1) > 0)
+		{
+			bs_emu_fail_nth((bs_emu_op) op, atol(spec + len + 1));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Disarm every kind of failure injection. */
+void
+bs_cuda_emu_disarm(void)
+{
+	for (int op = 0; op < BS_EMU_OPS; op++)
+		bs_emu_fail_nth((bs_emu_op) op, 0);
+}
+#endif

@@ -4,6 +4,10 @@
  */
 #include "bs_sort.h"
 
+#ifdef BS_HAVE_CUDA
+#include "cuda/bs_cuda.h"
+#endif
+
 /* Options used when the caller passes none. */
 static const bs_options default_options = {BS_BACKEND_CPU, BS_ALGO_AUTO, 1, NULL};
 
@@ -13,6 +17,10 @@ bs_sort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 {
 	if (opt == NULL)
 		opt = &default_options;
+#ifdef BS_HAVE_CUDA
+	if (opt->backend == BS_BACKEND_CUDA)
+		return bs_cuda_sort_pairs32(pairs, n, opt);
+#endif
 	if (opt->backend != BS_BACKEND_CPU)
 		return BS_ERR_UNSUPPORTED;
 	switch (opt->algorithm)
@@ -31,6 +39,10 @@ bs_sort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 {
 	if (opt == NULL)
 		opt = &default_options;
+#ifdef BS_HAVE_CUDA
+	if (opt->backend == BS_BACKEND_CUDA)
+		return bs_cuda_sort_pairs64(pairs, n, opt);
+#endif
 	if (opt->backend != BS_BACKEND_CPU)
 		return BS_ERR_UNSUPPORTED;
 	switch (opt->algorithm)
