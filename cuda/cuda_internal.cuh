@@ -19,7 +19,9 @@ extern bool bs_cuda_select_device(void);
 extern bool bs_cuda_memory_budget(size_t *bytes);
 
 /* bitonic.cu */
-/* Standard bitonic sort of n pairs in device memory, on one stream. */
-template<typename P> bool bs_gpu_bitonic(P *d, size_t n, cudaStream_t stream);
+/* Device scratch bytes the algorithm needs to sort n pairs. */
+template<typename P> size_t bs_gpu_scratch_bytes(size_t n, bs_algorithm algo);
+/* Sort n pairs in device memory, on one stream: standard (auto) or adaptive bitonic. */
+template<typename P> bool bs_gpu_sort(P *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream);
 
 #endif							/* BS_CUDA_INTERNAL_CUH */

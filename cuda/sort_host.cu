@@ -15,6 +15,8 @@ template<typename P>
 struct bs_gpu_job
 {
 	P		   *dev = nullptr;			/* one chunk on the device */
+	void	   *scratch = nullptr;		/* the algorithm's device scratch */
+	size_t		scratch_bytes = 0;
 	P		   *stage[2] = {nullptr, nullptr};	/* pinned staging buffers */
 	cudaEvent_t done[2] = {nullptr, nullptr};	/* staging buffer i is free again */
 	cudaStream_t stream = nullptr;
@@ -57,6 +59,8 @@ job_release(bs_gpu_job<P> *job)
 	}
 	if (job->dev)
 		ok &= bs_cuda_check(cudaFree(job->dev), "cudaFree");
+	if (job->scratch)
+		ok &= bs_cuda_check(cudaFree(job->scratch), "cudaFree");
 	if (job->stream)
 		ok &= bs_cuda_check(cudaStreamDestroy(job->stream), "cudaStreamDestroy");
 	return ok;
@@ -71,7 +75,9 @@ job_acquire(bs_gpu_job<P> *job)
 	if (job->piece > job->chunk)
 		job->piece = job->chunk;
 	if (!bs_cuda_check(cudaStreamCreateWithFlags(&job->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags") ||
-		!bs_cuda_check(cudaMalloc((void **) &job->dev, job->chunk * sizeof(P)), "cudaMalloc"))
+		!bs_cuda_check(cudaMalloc((void **) &job->dev, job->chunk * sizeof(P)), "cudaMalloc") ||
+		(job->scratch_bytes > 0 &&
+		 !bs_cuda_check(cudaMalloc(&job->scratch, job->scratch_bytes), "cudaMalloc")))
 		return false;
 	for (int i = 0; i < 2; i++)
 		if (!bs_cuda_check(cudaMallocHost((void **) &job->stage[i], job->piece * sizeof(P)), "cudaMallocHost") ||
@@ -180,14 +186,14 @@ merge_chunks(P *runs, P *out, size_t n, size_t chunk)
 /* Sort every chunk of pairs on the device into runs (a host buffer of n pairs). */
 template<typename P>
 static bool
-sort_chunks(bs_gpu_job<P> *job, const P *pairs, P *runs, size_t n)
+sort_chunks(bs_gpu_job<P> *job, const P *pairs, P *runs, size_t n, bs_algorithm algo)
 {
 	for (size_t lo = 0; lo < n; lo += job->chunk)
 	{
 		size_t		m = n - lo < job->chunk ? n - lo : job->chunk;
 
 		if (!upload(job, pairs + lo, m) ||
-			!bs_gpu_bitonic(job->dev, m, job->stream) ||
+			!bs_gpu_sort(job->dev, m, algo, job->scratch, job->stream) ||
 			!download(job, runs + lo, m) ||
 			!bs_cuda_check(cudaStreamSynchronize(job->stream), "cudaStreamSynchronize"))
 			return false;
@@ -212,21 +218,21 @@ cuda_sort(P *pairs, size_t n, const bs_options *opt)
 	bs_cuda_clear_error();
 	if (n > BS_MAX_PAIRS)
 		return BS_ERR_TOO_MANY;
-	if (opt->algorithm == BS_ALGO_ADAPTIVE)
-		return BS_ERR_UNSUPPORTED;
 	if (!bs_cuda_select_device() || !bs_cuda_memory_budget(&budget))
 		return BS_ERR_DEVICE;
 	if (n < 2)
 		return BS_OK;
-	job.chunk = budget / sizeof(P);
+	/* the adaptive splits take at most 1/1024 of the chunk's bytes */
+	job.chunk = (opt->algorithm == BS_ALGO_ADAPTIVE ? budget - budget / 512 : budget) / sizeof(P);
 	if (job.chunk < bs_pair_ops<P>::tile)
 		job.chunk = bs_pair_ops<P>::tile;
 	if (job.chunk > n)
 		job.chunk = n;
+	job.scratch_bytes = bs_gpu_scratch_bytes<P>(job.chunk, opt->algorithm);
 	runs = (P *) host_alloc(n * sizeof(P), opt);
 	if (runs == NULL)
 		return BS_ERR_NOMEM;
-	ok = job_acquire(&job) && sort_chunks(&job, pairs, runs, n);
+	ok = job_acquire(&job) && sort_chunks(&job, pairs, runs, n, opt->algorithm);
 	ok &= job_release(&job);
 	if (ok)
 		merge_chunks(runs, pairs, n, job.chunk);

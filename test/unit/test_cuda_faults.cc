@@ -20,9 +20,9 @@ static const char *const op_names[BS_EMU_OPS] = {"allocations", "copies", "launc
 /* Make each operation of one kind fail in turn during a sort of n pairs in chunks. */
 template<typename P>
 static void
-test_inject(bs_emu_op op, size_t n)
+test_inject(bs_emu_op op, size_t n, bs_algorithm algo)
 {
-	bs_options	opt = {BS_BACKEND_CUDA, BS_ALGO_BITONIC, 1, NULL};
+	bs_options	opt = {BS_BACKEND_CUDA, algo, 1, NULL};
 	std::vector<P> input(n), a;
 	long		ops,
 				before;
@@ -50,9 +50,9 @@ test_inject(bs_emu_op op, size_t n)
 	/* and the next sort works again */
 	a = input;
 	ok = ok && cuda_sort(a.data(), n, &opt) == BS_OK && !same_pairs(a, input);
-	unit_report(ok && ops > 0, "cuda %s n=%zu: each of %ld %s failed in turn -> BS_ERR_DEVICE, "
+	unit_report(ok && ops > 0, "cuda %s %s n=%zu: each of %ld %s failed in turn -> BS_ERR_DEVICE, "
 				"call named, pairs unchanged, nothing leaked%s",
-				shape_name((P *) 0), n, ops, op_names[op], ok ? "" : " (see below)");
+				bs_algorithm_name(algo), shape_name((P *) 0), n, ops, op_names[op], ok ? "" : " (see below)");
 	if (!ok)
 		unit_note("failed at injection %ld: error \"%s\", live objects %ld",
 				  failed_at, bs_cuda_last_error(), bs_emu_live_objects());
@@ -84,10 +84,11 @@ int
 main(void)
 {
 	for (int op = BS_EMU_ALLOC; op <= BS_EMU_LAUNCH; op++)
-	{
-		test_inject<bs_pair32>((bs_emu_op) op, 5 * 4096 + 123);
-		test_inject<bs_pair64>((bs_emu_op) op, 5 * 2048 + 77);
-	}
+		for (int a = BS_ALGO_BITONIC; a <= BS_ALGO_ADAPTIVE; a++)
+		{
+			test_inject<bs_pair32>((bs_emu_op) op, 5 * 4096 + 123, (bs_algorithm) a);
+			test_inject<bs_pair64>((bs_emu_op) op, 5 * 2048 + 77, (bs_algorithm) a);
+		}
 	test_no_driver();
 	return unit_exit_status();
 }

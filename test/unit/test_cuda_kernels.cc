@@ -1,10 +1,11 @@
 /*
- * test_cuda_kernels.cc — every kernel of the standard bitonic sorter run
- * through the SIMT emulator, each against a CPU reference of what that one
- * launch must do, for both pair shapes; plus the emulator's own semantics
+ * test_cuda_kernels.cc — every kernel of the standard and the adaptive
+ * bitonic sorter run through the SIMT emulator, each against a CPU
+ * reference of what that one launch (or phase) must do, for both pair
+ * shapes; plus the emulator's own semantics
  * (barriers, indices, launch errors) and its speed on a 64K-pair tile sort.
  */
-#include "cuda/bitonic_kernels.cuh"
+#include "cuda/adaptive_kernels.cuh"
 #include "cuda_test.h"
 
 /* Each thread stores its index, waits at the barrier, reads its neighbour's. */
@@ -40,10 +41,18 @@ test_emulator(void)
 				"emulator: 1025 threads a block is an invalid configuration, reported once");
 }
 
-/* bs_tile_sort: every tile (the last one partial) equals its sorted input. */
+/* A tile kernel and its name. */
+template<typename P>
+struct tile_kernel
+{
+	void		(*fn) (P *, size_t);
+	const char *name;
+};
+
+/* bs_tile_sort / bs_adaptive_tile_sort: every tile (the last one partial) equals its sorted input. */
 template<typename P>
 static void
-test_tile_sort(size_t n, gen_dist dist)
+test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 	size_t		ntiles = (n + T - 1) / T;
@@ -55,50 +64,107 @@ test_tile_sort(size_t n, gen_dist dist)
 	for (size_t lo = 0; lo < n; lo += T)
 		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
 	t0 = now_seconds();
-	BS_LAUNCH(bs_tile_sort<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref),
-				"bs_tile_sort %s n=%zu %s: every tile sorted (%.3f s)",
-				shape_name(a.data()), n, gen_dist_names[dist], now_seconds() - t0);
+				"%s %s n=%zu %s: every tile sorted (%.3f s)",
+				k.name, shape_name(a.data()), n, gen_dist_names[dist], now_seconds() - t0);
 }
 
-/* bs_tile_merge: tiles that each hold a bitonic sequence come out sorted. */
+/* Reverse a[lo, hi). */
 template<typename P>
 static void
-test_tile_merge(size_t n)
+reverse_range(std::vector<P> &a, size_t lo, size_t hi)
+{
+	for (; lo + 1 < hi; lo++, hi--)
+	{
+		P			t = a[lo];
+
+		a[lo] = a[hi - 1];
+		a[hi - 1] = t;
+	}
+}
+
+/*
+ * Make each block of m pairs bitonic, as the sorter hands it to a merge
+ * phase: ascending first half, descending second.  A last, partial block is
+ * followed by +infinity (positions >= n), so it must fall first and rise
+ * after to stay bitonic.
+ */
+template<typename P>
+static void
+make_bitonic_blocks(std::vector<P> &a, size_t m)
+{
+	size_t		n = a.size();
+
+	for (size_t lo = 0; lo < n; lo += m)
+	{
+		size_t		len = n - lo < m ? n - lo : m;
+		size_t		half = len < m / 2 ? len : m / 2;
+
+		ref_sort(a.data() + lo, half);
+		ref_sort(a.data() + lo + half, len - half);
+		if (len == m)
+			reverse_range(a, lo + half, lo + len);
+		else
+			reverse_range(a, lo, lo + half);
+	}
+}
+
+/* bs_tile_merge / bs_adaptive_tile_merge: tiles that each hold a bitonic sequence come out sorted. */
+template<typename P>
+static void
+test_tile_merge(tile_kernel<P> k, size_t n)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 	size_t		ntiles = (n + T - 1) / T;
 	std::vector<P> a(n), ref;
 
 	gen_pairs(a.data(), n, GEN_RANDOM, n);
-	for (size_t lo = 0; lo < n; lo += T)
-	{
-		size_t		m = n - lo < T ? n - lo : T;
-		size_t		half = m < T / 2 ? m : T / 2;
-
-		/* ascending first half, descending rest: bitonic, as after the global steps */
-		ref_sort(a.data() + lo, half);
-		ref_sort(a.data() + lo + half, m - half);
-		for (size_t i = 0; i < (m - half) / 2; i++)
-		{
-			P			t = a[lo + half + i];
-
-			a[lo + half + i] = a[lo + m - 1 - i];
-			a[lo + m - 1 - i] = t;
-		}
-	}
+	make_bitonic_blocks(a, T);
 	ref = a;
 	for (size_t lo = 0; lo < n; lo += T)
 		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
-	BS_LAUNCH(bs_tile_merge<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref),
-				"bs_tile_merge %s n=%zu: bitonic tiles merged", shape_name(a.data()), n);
+				"%s %s n=%zu: bitonic tiles merged", k.name, shape_name(a.data()), n);
 }
 
-/* bs_global_step: one mirror or plain step equals the same comparators run on the CPU. */
+/* A global phase (its launches) and its name. */
+template<typename P>
+struct step_kernel
+{
+	void		(*fn) (P *, size_t, size_t, bool, size_t);
+	const char *name;
+};
+
+/* The standard global phase: one launch, few blocks (the grid-stride loop works too). */
 template<typename P>
 static void
-test_global_step(size_t n, size_t span, bool mirror)
+standard_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
+{
+	BS_LAUNCH(bs_global_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, ncmp);
+}
+
+/* The adaptive global phase: the splits, then the exchanges. */
+template<typename P>
+static void
+adaptive_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
+{
+	size_t		nseq = ncmp / (mirror ? span / 2 : span);
+	std::vector<size_t> bounds(2 * nseq);
+
+	BS_LAUNCH(bs_adaptive_split_kernel<P>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, nseq, bounds.data());
+	BS_LAUNCH(bs_adaptive_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, span, mirror ? 1 : 0, ncmp, bounds.data());
+}
+
+/*
+ * bs_global_step / bs_adaptive_step: one mirror or plain step on input the
+ * sorter would give it (sorted runs, or bitonic blocks) equals the same
+ * comparators run on the CPU.
+ */
+template<typename P>
+static void
+test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
 {
 	size_t		full = 1;
 	std::vector<P> a(n), ref, input;
@@ -106,6 +172,11 @@ test_global_step(size_t n, size_t span, bool mirror)
 	while (full < n)
 		full *= 2;
 	gen_pairs(a.data(), n, GEN_RANDOM, n + span);
+	if (mirror)
+		for (size_t lo = 0; lo < n; lo += span / 2)
+			ref_sort(a.data() + lo, n - lo < span / 2 ? n - lo : span / 2);
+	else
+		make_bitonic_blocks(a, 2 * span);
 	ref = input = a;
 	for (size_t c = 0; c < full / 2; c++)
 	{
@@ -115,30 +186,41 @@ test_global_step(size_t n, size_t span, bool mirror)
 		if (p < n)
 			bs_cmpx(ref[i], ref[p]);
 	}
-	/* few blocks, so the grid-stride loop is exercised too */
-	BS_LAUNCH(bs_global_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a.data(), n, span, mirror ? 1 : 0, full / 2);
+	k.fn(a.data(), n, span, mirror, full / 2);
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref) && !same_pairs(a, input),
-				"bs_global_step %s n=%zu %s span=%zu: the CPU's comparators, some exchanged", shape_name(a.data()), n,
-				mirror ? "mirror" : "plain", span);
+				"%s %s n=%zu %s span=%zu: the CPU's comparators, some exchanged", k.name,
+				shape_name(a.data()), n, mirror ? "mirror" : "plain", span);
 }
 
-/* All kernel tests of one shape. */
+/* All kernel tests of one shape and one sorter. */
+template<typename P>
+static void
+test_kernels(tile_kernel<P> sort, tile_kernel<P> merge, step_kernel<P> step)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+
+	test_tile_sort<P>(sort, 1, GEN_RANDOM);
+	test_tile_sort<P>(sort, T - 1, GEN_REVERSED);
+	test_tile_sort<P>(sort, 5 * T / 2, GEN_RANDOM);
+	test_tile_sort<P>(sort, 2 * T + 17, GEN_FEW_DISTINCT);
+	test_tile_merge<P>(merge, T);
+	test_tile_merge<P>(merge, 3 * T + T / 3);
+	test_global_step<P>(step, 4 * T, 2 * T, true);
+	test_global_step<P>(step, 4 * T - 3, 4 * T, true);
+	test_global_step<P>(step, 4 * T + 5, T, false);
+	test_global_step<P>(step, 7 * T + 1, 4 * T, false);
+}
+
+/* The standard and the adaptive kernels of one shape. */
 template<typename P>
 static void
 test_shape(void)
 {
-	const size_t T = bs_pair_ops<P>::tile;
-
-	test_tile_sort<P>(1, GEN_RANDOM);
-	test_tile_sort<P>(T - 1, GEN_REVERSED);
-	test_tile_sort<P>(5 * T / 2, GEN_RANDOM);
-	test_tile_sort<P>(2 * T + 17, GEN_FEW_DISTINCT);
-	test_tile_merge<P>(T);
-	test_tile_merge<P>(3 * T + T / 3);
-	test_global_step<P>(4 * T, 2 * T, true);
-	test_global_step<P>(4 * T - 3, 4 * T, true);
-	test_global_step<P>(4 * T + 5, T, false);
-	test_global_step<P>(7 * T + 1, 4 * T, false);
+	test_kernels<P>({bs_tile_sort<P>, "bs_tile_sort"}, {bs_tile_merge<P>, "bs_tile_merge"},
+					{standard_phase<P>, "bs_global_step"});
+	test_kernels<P>({bs_adaptive_tile_sort<P>, "bs_adaptive_tile_sort"},
+					{bs_adaptive_tile_merge<P>, "bs_adaptive_tile_merge"},
+					{adaptive_phase<P>, "bs_adaptive_split_kernel + bs_adaptive_step"});
 }
 
 int
@@ -148,6 +230,7 @@ main(void)
 	test_shape<bs_pair32>();
 	test_shape<bs_pair64>();
 	/* the emulator's speed: a 512-thread shared-memory kernel over 64K pairs */
-	test_tile_sort<bs_pair32>(65536, GEN_RANDOM);
+	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32>, "bs_tile_sort"}, 65536, GEN_RANDOM);
+	test_tile_sort<bs_pair32>({bs_adaptive_tile_sort<bs_pair32>, "bs_adaptive_tile_sort"}, 65536, GEN_RANDOM);
 	return unit_exit_status();
 }
