@@ -1,7 +1,7 @@
 /*
- * adaptive_kernels.cuh — the adaptive bitonic sorter's kernels (Bilardi and
- * Nicolau's merge as GPU-ABiSort runs it: every subsequence of a merge phase
- * at once), templates over the pair shape.
+ * adaptive_kernels.cuh — the adaptive bitonic sorter's kernels and device
+ * functions (Bilardi and Nicolau's merge as GPU-ABiSort runs it: every
+ * subsequence of a merge phase at once), templates over the pair shape.
  *
  * A half-cleaner on a bitonic sequence of distinct pairs exchanges a
  * contiguous prefix or suffix of its comparators (seed 003, Thm. 2/3), so a
@@ -15,10 +15,10 @@
  * non-adaptive network, as in GPU-ABiSort.  Positions >= n are +infinity and
  * never move: a comparator whose partner is >= n never exchanges.
  *
- *   bs_adaptive_tile_sort    each tile of T pairs sorted in shared memory
+ *   bs_tile_adaptive_merge   a merge inside a shared-memory tile (the tile
+ *                            kernels are in tile_kernels.cuh)
  *   bs_adaptive_split_kernel the split of every subsequence of a phase > T
  *   bs_adaptive_step         that phase's exchanges
- *   bs_adaptive_tile_merge   every smaller phase of a merge in one launch
  */
 #ifndef BS_ADAPTIVE_KERNELS_CUH
 #define BS_ADAPTIVE_KERNELS_CUH
@@ -72,16 +72,16 @@ bs_exchange(P *a, I base, I h, bool mirror, I i)
 	a[p] = t;
 }
 
-/* An adaptive merge of every subsequence of m0 pairs in a shared tile (sentinel-padded). */
+/* An adaptive merge of every block of m pairs in a shared tile (sentinel-padded). */
 template<typename P>
 static __device__ __forceinline__ void
-bs_tile_adaptive_merge(P *s, unsigned m0, bool mirror)
+bs_tile_adaptive_merge(P *s, unsigned m, bool mirror)
 {
 	const unsigned T = bs_pair_ops<P>::tile;
 	__shared__ unsigned lo[bs_pair_ops<P>::tile / (2 * BS_ADAPTIVE_MIN)];
 	__shared__ unsigned hi[bs_pair_ops<P>::tile / (2 * BS_ADAPTIVE_MIN)];
 
-	for (unsigned m = m0; m > BS_ADAPTIVE_MIN; m /= 2, mirror = false)
+	for (; m > BS_ADAPTIVE_MIN; m /= 2, mirror = false)
 	{
 		unsigned	h = m / 2;
 
@@ -98,45 +98,7 @@ bs_tile_adaptive_merge(P *s, unsigned m0, bool mirror)
 		}
 		__syncthreads();
 	}
-	for (unsigned j = BS_ADAPTIVE_MIN / 2; j >= 1; j /= 2)
-		bs_tile_step(s, j, false);
-}
-
-/* Sort every tile of T pairs: the network up to 16, adaptive merges above. */
-template<typename P>
-__global__ void
-__launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_adaptive_tile_sort(P *a, size_t n)
-{
-	const unsigned T = bs_pair_ops<P>::tile;
-	__shared__ P s[bs_pair_ops<P>::tile];
-
-	bs_tile_load(s, a, n);
-	for (unsigned k = 2; k <= T; k *= 2)
-	{
-		if (k > BS_ADAPTIVE_MIN)
-		{
-			bs_tile_adaptive_merge(s, k, true);
-			continue;
-		}
-		bs_tile_step(s, k, true);
-		for (unsigned j = k / 4; j >= 1; j /= 2)
-			bs_tile_step(s, j, false);
-	}
-	bs_tile_store(s, a, n);
-}
-
-/* Finish a merge inside every tile: subsequences of T pairs down to 1. */
-template<typename P>
-__global__ void
-__launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_adaptive_tile_merge(P *a, size_t n)
-{
-	__shared__ P s[bs_pair_ops<P>::tile];
-
-	bs_tile_load(s, a, n);
-	bs_tile_adaptive_merge(s, bs_pair_ops<P>::tile, false);
-	bs_tile_store(s, a, n);
+	bs_tile_network_merge(s, m, mirror);
 }
 
 /*

@@ -6,19 +6,8 @@
  * in their kernels; an adaptive global phase is two launches (splits, then
  * exchanges).
  */
-#include "adaptive_kernels.cuh"
+#include "tile_kernels.cuh"
 #include "cuda_internal.cuh"
-
-/* Smallest power of two >= n. */
-static size_t
-pow2_ceil(size_t n)
-{
-	size_t		p = 1;
-
-	while (p < n)
-		p *= 2;
-	return p;
-}
 
 /* Blocks for a global phase of ncmp comparators (a grid-stride loop does the rest). */
 static unsigned
@@ -64,17 +53,18 @@ struct bs_kernel_set
 	const char *tile_merge_name;
 };
 
-/* Standard bitonic (bitonic_kernels.cuh). */
+/* Standard bitonic (bitonic_kernels.cuh, tile_kernels.cuh). */
 template<typename P>
 static const bs_kernel_set<P> standard_kernels = {
-	bs_tile_sort<P>, bs_tile_merge<P>, standard_step<P>, "bs_tile_sort<<<>>>", "bs_tile_merge<<<>>>"
+	bs_tile_sort<P, false>, bs_tile_merge<P, false>, standard_step<P>,
+	"bs_tile_sort<<<>>>", "bs_tile_merge<<<>>>"
 };
 
-/* Adaptive bitonic (adaptive_kernels.cuh). */
+/* Adaptive bitonic (adaptive_kernels.cuh, tile_kernels.cuh). */
 template<typename P>
 static const bs_kernel_set<P> adaptive_kernels = {
-	bs_adaptive_tile_sort<P>, bs_adaptive_tile_merge<P>, adaptive_step<P>,
-	"bs_adaptive_tile_sort<<<>>>", "bs_adaptive_tile_merge<<<>>>"
+	bs_tile_sort<P, true>, bs_tile_merge<P, true>, adaptive_step<P>,
+	"bs_tile_sort<adaptive><<<>>>", "bs_tile_merge<adaptive><<<>>>"
 };
 
 /* One shared-memory launch over every tile. */
@@ -94,7 +84,7 @@ static bool
 run_network(const bs_kernel_set<P> &ks, P *d, size_t n, size_t *scratch, cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
-	size_t		full = pow2_ceil(n);
+	size_t		full = bs_pow2_ceil(n);
 	size_t		ncmp = full / 2;
 
 	if (n < 2)
@@ -119,7 +109,7 @@ template<typename P>
 size_t
 bs_gpu_scratch_bytes(size_t n, bs_algorithm algo)
 {
-	size_t		nseq = pow2_ceil(n) / (2 * bs_pair_ops<P>::tile);
+	size_t		nseq = bs_pow2_ceil(n) / (2 * bs_pair_ops<P>::tile);
 
 	return algo == BS_ALGO_ADAPTIVE ? 2 * sizeof(size_t) * (nseq ? nseq : 1) : 0;
 }

@@ -1,16 +1,16 @@
 /*
- * bitonic_kernels.cuh — the standard bitonic sorter's kernels, templates
- * over the pair shape (see pair_ops.cuh).
+ * bitonic_kernels.cuh — the standard bitonic sorter's kernel and device
+ * functions, templates over the pair shape (see pair_ops.cuh).
  *
  * All-ascending formulation for any n: positions >= n act as +infinity
  * sentinels that never move.  In shared memory they are real sentinels
  * (a partial tile is padded); in global memory a comparator whose partner is
  * >= n is skipped, which is the same network without the padding memory.
  *
- *   bs_tile_sort    sorts each tile of T pairs in shared memory (all stages
- *                   k = 2 .. T in one launch)
- *   bs_global_step  one step of a merge whose stride is >= T, in global memory
- *   bs_tile_merge   finishes a merge stage: every stride < T in one launch
+ *   bs_tile_network_merge  a merge inside a shared-memory tile (the tile
+ *                          kernels are in tile_kernels.cuh)
+ *   bs_global_step         one step of a merge whose stride is >= T, in
+ *                          global memory
  */
 #ifndef BS_BITONIC_KERNELS_CUH
 #define BS_BITONIC_KERNELS_CUH
@@ -58,37 +58,14 @@ bs_tile_store(const P *s, P *a, size_t n)
 			a[base + i] = s[i];
 }
 
-/* Sort every tile of T pairs: the whole network up to blocks of T. */
+/* The network's merge of every block of m pairs in the tile: first step mirror or plain. */
 template<typename P>
-__global__ void
-__launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_tile_sort(P *a, size_t n)
+static __device__ __forceinline__ void
+bs_tile_network_merge(P *s, unsigned m, bool mirror)
 {
-	const unsigned T = bs_pair_ops<P>::tile;
-	__shared__ P s[bs_pair_ops<P>::tile];
-
-	bs_tile_load(s, a, n);
-	for (unsigned k = 2; k <= T; k *= 2)
-	{
-		bs_tile_step(s, k, true);
-		for (unsigned j = k / 4; j >= 1; j /= 2)
-			bs_tile_step(s, j, false);
-	}
-	bs_tile_store(s, a, n);
-}
-
-/* Finish a merge stage inside every tile: strides T/2 .. 1. */
-template<typename P>
-__global__ void
-__launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_tile_merge(P *a, size_t n)
-{
-	__shared__ P s[bs_pair_ops<P>::tile];
-
-	bs_tile_load(s, a, n);
-	for (unsigned j = bs_pair_ops<P>::tile / 2; j >= 1; j /= 2)
+	bs_tile_step(s, mirror ? m : m / 2, mirror);
+	for (unsigned j = m / 4; j >= 1; j /= 2)
 		bs_tile_step(s, j, false);
-	bs_tile_store(s, a, n);
 }
 
 /* One global step: ncmp comparators of stride (or mirror block) span. */

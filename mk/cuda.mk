@@ -101,3 +101,8 @@ emu:
 emu-install: emu
 	$(EMU_MAKE) install
 EXTRA_CLEAN += build cuda/*.o cuda/emu/*.o
+
+# The cost model of the CUDA sorters (no GPU needed).
+.PHONY: cuda-cost-model
+cuda-cost-model:
+	python3 test/bench/cuda_cost_model.py

@@ -59,8 +59,8 @@ struct Runtime
 	long		fail_at[BS_EMU_OPS] = {0, 0, 0, 0};
 	std::unordered_map<void *, size_t> device;
 	std::set<void *> pinned;
-	long		streams = 0;
-	long		events = 0;
+	std::set<void *> streams;
+	std::set<void *> events;
 	size_t		device_bytes = 0;
 	size_t		device_peak = 0;
 	cudaError_t last_error = cudaSuccess;
@@ -87,6 +87,33 @@ fail(cudaError_t err)
 {
 	rt.last_error = err;
 	return err;
+}
+
+/* A new stream or event handle, live until token_destroy. */
+void *
+token_create(std::set<void *> &live)
+{
+	void	   *t = malloc(1);
+
+	live.insert(t);
+	return t;
+}
+
+/* Whether a handle is live. */
+cudaError_t
+token_check(const std::set<void *> &live, const void *t)
+{
+	return live.count((void *) t) ? cudaSuccess : fail(cudaErrorInvalidValue);
+}
+
+/* Destroy a handle; an unknown or destroyed one is an error. */
+cudaError_t
+token_destroy(std::set<void *> &live, void *t)
+{
+	if (live.erase(t) == 0)
+		return fail(cudaErrorInvalidValue);
+	free(t);
+	return cudaSuccess;
 }
 
 /* Every fibre runs this: the launch's body once per block, forever. */
@@ -338,52 +365,43 @@ cudaMemcpyAsync(void *dst, const void *src, size_t size, cudaMemcpyKind kind, cu
 	return cudaMemcpy(dst, src, size, kind);
 }
 
-/* Streams are counted tokens: everything is already in order. */
+/* Streams are tokens: work on them is done when issued, so they only order nothing. */
 cudaError_t
 cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
 	(void) flags;
-	rt.streams++;
-	*stream = (cudaStream_t) (uintptr_t) rt.streams;
+	*stream = (cudaStream_t) token_create(rt.streams);
 	return cudaSuccess;
 }
 
-/* Destroy a stream token. */
+/* Destroy a stream; an unknown or destroyed one is an error. */
 cudaError_t
 cudaStreamDestroy(cudaStream_t stream)
 {
-	if (stream == nullptr || rt.streams == 0)
-		return fail(cudaErrorInvalidValue);
-	rt.streams--;
-	return cudaSuccess;
+	return token_destroy(rt.streams, stream);
 }
 
-/* Work on a stream is done when it is issued. */
+/* Work on a stream (or the default stream, null) is done when it is issued. */
 cudaError_t
 cudaStreamSynchronize(cudaStream_t stream)
 {
-	(void) stream;
-	return cudaSuccess;
+	return stream == nullptr ? cudaSuccess : token_check(rt.streams, stream);
 }
 
-/* Events are counted tokens too. */
+/* Events are tokens too. */
 cudaError_t
 cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
 	(void) flags;
-	rt.events++;
-	*event = (cudaEvent_t) (uintptr_t) rt.events;
+	*event = (cudaEvent_t) token_create(rt.events);
 	return cudaSuccess;
 }
 
-/* Destroy an event token. */
+/* Destroy an event; an unknown or destroyed one is an error. */
 cudaError_t
 cudaEventDestroy(cudaEvent_t event)
 {
-	if (event == nullptr || rt.events == 0)
-		return fail(cudaErrorInvalidValue);
-	rt.events--;
-	return cudaSuccess;
+	return token_destroy(rt.events, event);
 }
 
 /* Recording an event: everything before it is already done. */
@@ -391,14 +409,14 @@ cudaError_t
 cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
 	(void) stream;
-	return event == nullptr ? fail(cudaErrorInvalidValue) : cudaSuccess;
+	return token_check(rt.events, event);
 }
 
 /* Waiting for an event returns at once. */
 cudaError_t
 cudaEventSynchronize(cudaEvent_t event)
 {
-	return event == nullptr ? fail(cudaErrorInvalidValue) : cudaSuccess;
+	return token_check(rt.events, event);
 }
 
 /* Return and clear the last error. */
@@ -462,7 +480,7 @@ bs_emu_op_count(bs_emu_op op)
 long
 bs_emu_live_objects(void)
 {
-	return (long) rt.device.size() + (long) rt.pinned.size() + rt.streams + rt.events;
+	return (long) (rt.device.size() + rt.pinned.size() + rt.streams.size() + rt.events.size());
 }
 
 /* Bytes of emulated device memory in use now. */

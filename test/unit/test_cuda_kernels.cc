@@ -5,7 +5,7 @@
  * shapes; plus the emulator's own semantics
  * (barriers, indices, launch errors) and its speed on a 64K-pair tile sort.
  */
-#include "cuda/adaptive_kernels.cuh"
+#include "cuda/tile_kernels.cuh"
 #include "cuda_test.h"
 
 /* Each thread stores its index, waits at the barrier, reads its neighbour's. */
@@ -49,7 +49,7 @@ struct tile_kernel
 	const char *name;
 };
 
-/* bs_tile_sort / bs_adaptive_tile_sort: every tile (the last one partial) equals its sorted input. */
+/* bs_tile_sort: every tile (the last one partial) equals its sorted input. */
 template<typename P>
 static void
 test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
@@ -110,7 +110,7 @@ make_bitonic_blocks(std::vector<P> &a, size_t m)
 	}
 }
 
-/* bs_tile_merge / bs_adaptive_tile_merge: tiles that each hold a bitonic sequence come out sorted. */
+/* bs_tile_merge: tiles that each hold a bitonic sequence come out sorted. */
 template<typename P>
 static void
 test_tile_merge(tile_kernel<P> k, size_t n)
@@ -216,10 +216,10 @@ template<typename P>
 static void
 test_shape(void)
 {
-	test_kernels<P>({bs_tile_sort<P>, "bs_tile_sort"}, {bs_tile_merge<P>, "bs_tile_merge"},
+	test_kernels<P>({bs_tile_sort<P, false>, "bs_tile_sort"}, {bs_tile_merge<P, false>, "bs_tile_merge"},
 					{standard_phase<P>, "bs_global_step"});
-	test_kernels<P>({bs_adaptive_tile_sort<P>, "bs_adaptive_tile_sort"},
-					{bs_adaptive_tile_merge<P>, "bs_adaptive_tile_merge"},
+	test_kernels<P>({bs_tile_sort<P, true>, "bs_tile_sort<adaptive>"},
+					{bs_tile_merge<P, true>, "bs_tile_merge<adaptive>"},
 					{adaptive_phase<P>, "bs_adaptive_split_kernel + bs_adaptive_step"});
 }
 
@@ -230,7 +230,7 @@ main(void)
 	test_shape<bs_pair32>();
 	test_shape<bs_pair64>();
 	/* the emulator's speed: a 512-thread shared-memory kernel over 64K pairs */
-	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32>, "bs_tile_sort"}, 65536, GEN_RANDOM);
-	test_tile_sort<bs_pair32>({bs_adaptive_tile_sort<bs_pair32>, "bs_adaptive_tile_sort"}, 65536, GEN_RANDOM);
+	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, false>, "bs_tile_sort"}, 65536, GEN_RANDOM);
+	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, true>, "bs_tile_sort<adaptive>"}, 65536, GEN_RANDOM);
 	return unit_exit_status();
 }
