@@ -1,6 +1,7 @@
 # bitonic_sort — PGXS build.
 #
-#   make                 build the module (USE_CUDA=auto|0|1, see mk/cuda.mk)
+#   make                 build the module (USE_CUDA=auto|0|1|emu, see mk/cuda.mk)
+#   make emu             the module built against the SIMT emulator, in build/emu
 #   make demo            install what is missing, build, install, run the demo
 #   make test            the same set-up, then pg_regress and the C unit tests
 #   make unit            build and run the C unit tests only
@@ -26,18 +27,19 @@ OBJS = \
 	src/info.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_errors bitonic_sort_info
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_errors bitonic_sort_info gpu_sort_cuda
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)
 # -Wno-sign-compare: PostgreSQL 15's array.h macros trip it.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
 SHLIB_LINK += -lpthread
 
 PG_CXXFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
 
-include mk/cuda.mk
 include mk/hwy.mk
+include mk/cuda.mk
+$(OBJS): $(BS_MODE_STAMP)
 
 # The sorter core has hot loops: let the compiler vectorise them.
 $(CORE_OBJS): override CFLAGS += -O3

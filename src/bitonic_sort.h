@@ -21,6 +21,8 @@ typedef enum BitonicDevice
 extern int	bitonic_sort_device;
 extern int	bitonic_sort_algorithm;	/* a bs_algorithm */
 extern int	bitonic_sort_cpu_threads;
+extern int	bitonic_sort_gpu_memory_limit;	/* MB */
+extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern void BitonicGucInit(void);
 
 /* sort_run.c */

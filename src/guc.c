@@ -8,6 +8,8 @@
 int			bitonic_sort_device = BITONIC_DEVICE_AUTO;
 int			bitonic_sort_algorithm = BS_ALGO_AUTO;
 int			bitonic_sort_cpu_threads = 1;
+int			bitonic_sort_gpu_memory_limit = 1024;
+char	   *bitonic_sort_emu_fail = NULL;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", BITONIC_DEVICE_AUTO, false},
@@ -62,6 +64,30 @@ BitonicGucInit(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+#ifdef BS_HAVE_CUDA
+	DefineCustomIntVariable("bitonic_sort.gpu_memory_limit",
+							"Sets the most GPU memory one sort may use.",
+							"Larger inputs are sorted in chunks of this size and merged on the CPU. "
+							"Valid range is 1MB to 1TB.",
+							&bitonic_sort_gpu_memory_limit,
+							1024,
+							1, 1024 * 1024,
+							PGC_USERSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+#endif
+
+#ifdef BS_CUDA_EMU
+	DefineCustomStringVariable("bitonic_sort.emu_fail",
+							   "Makes one CUDA call of each GPU sort fail (emulated builds only, for tests).",
+							   "\"alloc:N\", \"copy:N\", \"launch:N\" or \"device:N\" fails the Nth such call; empty fails none.",
+							   &bitonic_sort_emu_fail,
+							   "",
+							   PGC_USERSET,
+							   0,
+							   NULL, NULL, NULL);
+#endif
 
 	MarkGUCPrefixReserved("bitonic_sort");
 }

@@ -1,9 +1,14 @@
 /*
  * sort_run.c — runs the sorting core from a backend: picks the device per
  * bitonic_sort.device, hands the core PostgreSQL's allocator and interrupt
- * check, and turns a failure into an ERROR.
+ * check, falls back from a failed GPU sort to the CPU under device = auto,
+ * and turns a failure into an ERROR.
  */
 #include "bitonic_sort.h"
+
+#ifdef BS_HAVE_CUDA
+#include "cuda/bs_cuda.h"
+#endif
 
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -31,27 +36,64 @@ pg_core_check(void *arg)
 
 static const bs_hooks pg_hooks = {pg_core_alloc, pg_core_free, pg_core_check, NULL};
 
-/* Whether a GPU backend can sort now; otherwise why not. */
+/* Under device = auto, smaller inputs stay on the CPU: a GPU round trip costs more. */
+#define GPU_AUTO_MIN_PAIRS ((size_t) 1 << 16)
+
+/* Whether a GPU backend can sort now; its description, otherwise why not. */
 bool
 BitonicGpuUsable(const char **reason)
 {
-	*reason = "This version of bitonic_sort has no CUDA backend";
+#ifdef BS_HAVE_CUDA
+	static char details[512];
+	char		why[400];
+
+	bs_cuda_set_memory_limit((size_t) bitonic_sort_gpu_memory_limit << 20);
+	if (bs_cuda_device_info(why, sizeof(why)))
+	{
+		snprintf(details, sizeof(details), "%s", why);
+		*reason = details;
+		return true;
+	}
+	snprintf(details, sizeof(details), "No usable CUDA device: %s", why);
+	*reason = details;
 	return false;
+#else
+	*reason = "This module was built without CUDA (USE_CUDA=0 or no nvcc)";
+	return false;
+#endif
+}
+
+/* The failed CUDA call and its error text, after BS_ERR_DEVICE. */
+static const char *
+gpu_error(void)
+{
+#ifdef BS_HAVE_CUDA
+	return bs_cuda_last_error();
+#else
+	return "no CUDA backend";
+#endif
 }
 
 /* Fill the core's options from the settings, after the device check. */
 static void
-prepare_options(bs_options *opt)
+prepare_options(bs_options *opt, size_t n)
 {
 	const char *reason;
 
-	if (bitonic_sort_device == BITONIC_DEVICE_GPU && !BitonicGpuUsable(&reason))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("no usable GPU for bitonic_sort.device = gpu"),
-				 errdetail("%s.", reason),
-				 errhint("Set bitonic_sort.device to \"auto\" or \"cpu\" to sort on the CPU.")));
 	opt->backend = BS_BACKEND_CPU;
+	if (bitonic_sort_device == BITONIC_DEVICE_GPU)
+	{
+		if (!BitonicGpuUsable(&reason))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("no usable GPU for bitonic_sort.device = gpu"),
+					 errdetail("%s.", reason),
+					 errhint("Set bitonic_sort.device to \"auto\" or \"cpu\" to sort on the CPU.")));
+		opt->backend = BS_BACKEND_CUDA;
+	}
+	else if (bitonic_sort_device == BITONIC_DEVICE_AUTO && n >= GPU_AUTO_MIN_PAIRS &&
+			 BitonicGpuUsable(&reason))
+		opt->backend = BS_BACKEND_CUDA;
 	opt->algorithm = (bs_algorithm) bitonic_sort_algorithm;
 	opt->threads = bitonic_sort_cpu_threads;
 	opt->hooks = &pg_hooks;
@@ -73,22 +115,73 @@ report_status(bs_status status)
 			 errmsg("bitonic sort failed: %s", bs_status_message(status))));
 }
 
+/* Sort either pair shape with the given options. */
+static bs_status
+sort_pairs(bool wide, void *pairs, size_t n, const bs_options *opt)
+{
+	bs_status	status;
+
+#ifdef BS_CUDA_EMU
+	/* emulated builds: bitonic_sort.emu_fail makes one CUDA call of a GPU sort fail */
+	if (opt->backend == BS_BACKEND_CUDA && bitonic_sort_emu_fail[0] != '\0' &&
+		!bs_cuda_emu_arm(bitonic_sort_emu_fail))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for parameter \"bitonic_sort.emu_fail\": \"%s\"",
+						bitonic_sort_emu_fail)));
+#endif
+	status = wide ? bs_sort_pairs64((bs_pair64 *) pairs, n, opt) :
+		bs_sort_pairs32((bs_pair32 *) pairs, n, opt);
+#ifdef BS_CUDA_EMU
+	bs_cuda_emu_disarm();
+#endif
+	return status;
+}
+
+/* Sort on the configured device; a failed GPU sort is an ERROR or a WARNING and a CPU sort. */
+static void
+run_sort(bool wide, void *pairs, size_t n)
+{
+	bs_options	opt;
+	bs_status	status;
+
+	prepare_options(&opt, n);
+	status = sort_pairs(wide, pairs, n, &opt);
+	if (status == BS_ERR_UNSUPPORTED && opt.backend == BS_BACKEND_CUDA &&
+		bitonic_sort_device == BITONIC_DEVICE_AUTO)
+	{
+		/* an algorithm the GPU backend lacks: auto means the CPU has it */
+		opt.backend = BS_BACKEND_CPU;
+		status = sort_pairs(wide, pairs, n, &opt);
+	}
+	else if (status == BS_ERR_DEVICE)
+	{
+		if (bitonic_sort_device == BITONIC_DEVICE_GPU)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYSTEM_ERROR),
+					 errmsg("could not sort on the GPU"),
+					 errdetail("%s.", gpu_error()),
+					 errhint("Set bitonic_sort.device to \"auto\" to fall back to the CPU.")));
+		ereport(WARNING,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not sort on the GPU, sorting on the CPU instead"),
+				 errdetail("%s.", gpu_error())));
+		opt.backend = BS_BACKEND_CPU;
+		status = sort_pairs(wide, pairs, n, &opt);
+	}
+	report_status(status);
+}
+
 /* Sort packed 32-bit-key pairs with the configured device. */
 void
 BitonicSortPairs32(bs_pair32 *pairs, size_t n)
 {
-	bs_options	opt;
-
-	prepare_options(&opt);
-	report_status(bs_sort_pairs32(pairs, n, &opt));
+	run_sort(false, pairs, n);
 }
 
 /* Sort 64-bit-key pairs with the configured device. */
 void
 BitonicSortPairs64(bs_pair64 *pairs, size_t n)
 {
-	bs_options	opt;
-
-	prepare_options(&opt);
-	report_status(bs_sort_pairs64(pairs, n, &opt));
+	run_sort(true, pairs, n);
 }

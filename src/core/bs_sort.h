@@ -130,6 +130,17 @@ extern const char *bs_cpu_simd_level(void);
 /* Number of online CPU cores. */
 extern int	bs_cpu_core_count(void);
 
+/* Smallest power of two >= n (1 for n <= 1): the size of the network sorting n. */
+static inline size_t
+bs_pow2_ceil(size_t n)
+{
+	size_t		p = 1;
+
+	while (p < n)
+		p *= 2;
+	return p;
+}
+
 /* Pack a 32-bit key and a pointer into one pair. */
 static inline bs_pair32
 bs_pack32(uint32_t key, uint32_t ptr)

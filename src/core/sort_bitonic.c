@@ -26,17 +26,6 @@ typedef struct bs_net_pass
 	size_t		tile;
 } bs_net_pass;
 
-/* Smallest power of two >= n (1 for n <= 1). */
-static size_t
-bs_net_pow2_ceil(size_t n)
-{
-	size_t		p = 1;
-
-	while (p < n)
-		p *= 2;
-	return p;
-}
-
 /* Run one pass in batches of `batch` items, checking for interrupts between batches. */
 static void
 bs_net_run(bs_task_fn fn, bs_net_pass *pass, size_t nitems, size_t grain,

@@ -4,6 +4,10 @@
  */
 #include "bs_sort.h"
 
+#ifdef BS_HAVE_CUDA
+#include "cuda/bs_cuda.h"
+#endif
+
 /*
  * Below this many pairs `auto` uses the adaptive sorter on the CPU, at or
  * above it the standard network: measured with test/bench/sorter_bench on a
@@ -87,6 +91,10 @@ resolve_algorithm(const bs_options **opt, size_t n)
 bs_status
 bs_sort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 {
+#ifdef BS_HAVE_CUDA
+	if (opt != NULL && opt->backend == BS_BACKEND_CUDA)
+		return bs_cuda_sort_pairs32(pairs, n, opt);
+#endif
 	switch (resolve_algorithm(&opt, n))
 	{
 		case BS_ALGO_BITONIC:
@@ -104,6 +112,10 @@ bs_sort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 bs_status
 bs_sort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 {
+#ifdef BS_HAVE_CUDA
+	if (opt != NULL && opt->backend == BS_BACKEND_CUDA)
+		return bs_cuda_sort_pairs64(pairs, n, opt);
+#endif
 	switch (resolve_algorithm(&opt, n))
 	{
 		case BS_ALGO_BITONIC:

@@ -74,7 +74,8 @@ stop_stale_cluster() {
 	rm -rf "$CLUSTER_DIR"
 }
 
-# Create and start a throwaway cluster under ./tmp; exports PGHOST/PGPORT/PGUSER.
+# Create and start a throwaway cluster under ./tmp (settings in $CLUSTER_EXTRA_CONF
+# are appended); exports PGHOST/PGPORT/PGUSER.
 start_cluster() {
 	CLUSTER_DIR=${CLUSTER_DIR:-$TOP/tmp/cluster}
 	stop_stale_cluster
@@ -106,6 +107,7 @@ synchronous_commit = off
 full_page_writes = off
 shared_buffers = 512MB
 max_parallel_workers_per_gather = 0
+${CLUSTER_EXTRA_CONF:-}
 CONF
 	# The server must not inherit our descriptors (a caller's lock, say).
 	as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start \

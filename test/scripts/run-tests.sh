@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test/scripts/run-tests.sh — what `make test` runs: set-up (packages,
 # build, install, throwaway cluster), pg_regress against that cluster, the C
-# unit tests; ends with one line "N passed, N failed".
+# unit tests, then pg_regress again against the build with the emulated CUDA
+# backend (run-emu-regress.sh); ends with one line "N passed, N failed".
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
@@ -27,5 +28,11 @@ rm -f tmp/unit.counts
 UNIT_COUNTS=tmp/unit.counts make -s unit
 read -r u_pass u_fail <tmp/unit.counts || { u_pass=0; u_fail=1; }
 
-echo "$((r_pass + u_pass)) passed, $((r_fail + u_fail)) failed"
-[ $((r_fail + u_fail)) -eq 0 ]
+echo "== pg_regress, CUDA backend emulated"
+stop_cluster
+rm -f tmp/emu.counts
+test/scripts/run-emu-regress.sh tmp/emu.counts
+read -r e_pass e_fail <tmp/emu.counts || { e_pass=0; e_fail=1; }
+
+echo "$((r_pass + u_pass + e_pass)) passed, $((r_fail + u_fail + e_fail)) failed"
+[ $((r_fail + u_fail + e_fail)) -eq 0 ]

@@ -1,0 +1,27 @@
+/*
+ * bs_cuda_config.h — the sizes the CUDA sorters are built around.  The host
+ * code, the kernels and test/bench/cuda_cost_model.py all read them here.
+ */
+#ifndef BS_CUDA_CONFIG_H
+#define BS_CUDA_CONFIG_H
+
+/* Pairs per shared-memory tile (32 KiB of shared memory for either shape). */
+#define BS_CUDA_TILE_PAIRS32 4096
+#define BS_CUDA_TILE_PAIRS64 2048
+
+/* Threads of a block of the tile kernels and of the global step kernel. */
+#define BS_CUDA_TILE_THREADS 512
+#define BS_CUDA_STEP_THREADS 256
+
+/* Most blocks of one global-step launch; a grid-stride loop covers the rest. */
+#define BS_CUDA_MAX_BLOCKS 65535
+
+/* Bytes of each of the two pinned staging buffers. */
+#ifndef BS_CUDA_STAGE_BYTES			/* the unit tests shrink it to exercise the pipeline */
+#define BS_CUDA_STAGE_BYTES (4u << 20)
+#endif
+
+/* Default device-memory bound of one sort (bitonic_sort.gpu_memory_limit). */
+#define BS_CUDA_DEFAULT_LIMIT ((size_t) 1 << 30)
+
+#endif							/* BS_CUDA_CONFIG_H */

@@ -1,0 +1,27 @@
+/*
+ * cuda_internal.cuh — what the CUDA backend's .cu files share: error
+ * recording, device selection, and the device-side sorters that the host
+ * pipeline (sort_host.cu) runs on a buffer already on the GPU.
+ */
+#ifndef BS_CUDA_INTERNAL_CUH
+#define BS_CUDA_INTERNAL_CUH
+
+#include "pair_ops.cuh"
+
+/* device.cu */
+/* True on success; otherwise records "call: error text (code)" and returns false. */
+extern bool bs_cuda_check(cudaError_t err, const char *call);
+/* Clear the recorded error before a new sort. */
+extern void bs_cuda_clear_error(void);
+/* Select the best device; false (error recorded) when none can sort. */
+extern bool bs_cuda_select_device(void);
+/* Device bytes one sort may use now: the limit, within the free memory. */
+extern bool bs_cuda_memory_budget(size_t *bytes);
+
+/* bitonic.cu */
+/* Device scratch bytes the algorithm needs to sort n pairs. */
+template<typename P> size_t bs_gpu_scratch_bytes(size_t n, bs_algorithm algo);
+/* Sort n pairs in device memory, on one stream: standard (auto) or adaptive bitonic. */
+template<typename P> bool bs_gpu_sort(P *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream);
+
+#endif							/* BS_CUDA_INTERNAL_CUH */

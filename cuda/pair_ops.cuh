@@ -1,0 +1,95 @@
+/*
+ * pair_ops.cuh — what the kernels and the host code need to know about a
+ * pair shape: its order, its +infinity sentinel and its tile size.  Written
+ * once per shape; every sorter is a template over these traits.
+ */
+#ifndef BS_PAIR_OPS_CUH
+#define BS_PAIR_OPS_CUH
+
+#include "bs_cuda.h"
+#include "bs_cuda_config.h"
+#include "cuda_compat.cuh"
+
+template<typename P> struct bs_pair_ops;
+
+/* Packed 32-bit-key pairs: the uint64 order is the (key, ptr) order. */
+template<> struct bs_pair_ops<bs_pair32>
+{
+	static const unsigned tile = BS_CUDA_TILE_PAIRS32;
+
+	/* Whether a orders after b. */
+	static __host__ __device__ __forceinline__ bool gt(bs_pair32 a, bs_pair32 b)
+	{
+		return a > b;
+	}
+
+	/* A pair that loses every tie: maximal key and pointer. */
+	static __host__ __device__ __forceinline__ bs_pair32 sentinel()
+	{
+		return ~(bs_pair32) 0;
+	}
+};
+
+/* 64-bit-key pairs: by key, then pointer. */
+template<> struct bs_pair_ops<bs_pair64>
+{
+	static const unsigned tile = BS_CUDA_TILE_PAIRS64;
+
+	/* Whether a orders after b. */
+	static __host__ __device__ __forceinline__ bool gt(const bs_pair64 &a, const bs_pair64 &b)
+	{
+		return a.key > b.key || (a.key == b.key && a.ptr > b.ptr);
+	}
+
+	/* A pair that loses every tie: maximal key and pointer. */
+	static __host__ __device__ __forceinline__ bs_pair64 sentinel()
+	{
+		bs_pair64	s;
+
+		s.key = ~(uint64_t) 0;
+		s.ptr = BS_PTR_SENTINEL;
+		s.pad = 0;
+		return s;
+	}
+};
+
+/* Order two pairs in place: the smaller one first. */
+template<typename P>
+static __host__ __device__ __forceinline__ void
+bs_cmpx(P &a, P &b)
+{
+	if (bs_pair_ops<P>::gt(a, b))
+	{
+		P			t = a;
+
+		a = b;
+		b = t;
+	}
+}
+
+/*
+ * Comparator c of a network step: the first (mirror) step of a merge of
+ * blocks of `span` pairs compares i with its mirror in the block; a plain
+ * step compares i with i + span.  Sets *i < *p.
+ */
+template<typename I>
+static __host__ __device__ __forceinline__ void
+bs_comparator(I c, I span, bool mirror, I *i, I *p)
+{
+	if (mirror)
+	{
+		I			half = span / 2;
+		I			base = (c / half) * span;
+		I			t = c % half;
+
+		*i = base + t;
+		*p = base + span - 1 - t;
+	}
+	else
+	{
+		*i = (c / span) * 2 * span + c % span;
+		*p = *i + span;
+	}
+}
+
+#endif							/* BS_PAIR_OPS_CUH */

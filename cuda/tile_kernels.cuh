@@ -1,0 +1,52 @@
+/*
+ * tile_kernels.cuh — the shared-memory kernels of both sorters: one tile of
+ * T pairs per block, loaded once, merged with the network (standard) or
+ * adaptively, stored once.
+ *
+ *   bs_tile_sort<P, A>   sorts each tile: the merges of blocks 2 .. T
+ *   bs_tile_merge<P, A>  finishes a merge stage: every phase below T
+ */
+#ifndef BS_TILE_KERNELS_CUH
+#define BS_TILE_KERNELS_CUH
+
+#include "adaptive_kernels.cuh"
+
+/* Merge every block of m pairs of the tile, adaptively or with the network. */
+template<typename P, bool ADAPTIVE>
+static __device__ __forceinline__ void
+bs_tile_merge_blocks(P *s, unsigned m, bool mirror)
+{
+	if (ADAPTIVE)
+		bs_tile_adaptive_merge(s, m, mirror);
+	else
+		bs_tile_network_merge(s, m, mirror);
+}
+
+/* Sort every tile of T pairs (the last one padded with sentinels). */
+template<typename P, bool ADAPTIVE>
+__global__ void
+__launch_bounds__(BS_CUDA_TILE_THREADS)
+bs_tile_sort(P *a, size_t n)
+{
+	__shared__ P s[bs_pair_ops<P>::tile];
+
+	bs_tile_load(s, a, n);
+	for (unsigned k = 2; k <= bs_pair_ops<P>::tile; k *= 2)
+		bs_tile_merge_blocks<P, ADAPTIVE>(s, k, true);
+	bs_tile_store(s, a, n);
+}
+
+/* Finish a merge stage inside every tile: all phases of span < T. */
+template<typename P, bool ADAPTIVE>
+__global__ void
+__launch_bounds__(BS_CUDA_TILE_THREADS)
+bs_tile_merge(P *a, size_t n)
+{
+	__shared__ P s[bs_pair_ops<P>::tile];
+
+	bs_tile_load(s, a, n);
+	bs_tile_merge_blocks<P, ADAPTIVE>(s, bs_pair_ops<P>::tile, false);
+	bs_tile_store(s, a, n);
+}
+
+#endif							/* BS_TILE_KERNELS_CUH */

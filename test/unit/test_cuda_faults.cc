@@ -1,0 +1,94 @@
+/*
+ * test_cuda_faults.cc — failure injection through the SIMT emulator: every
+ * allocation, copy and kernel launch of a chunked sort made to fail in turn.
+ * Each time the sort must return BS_ERR_DEVICE, name the failed call and the
+ * runtime's error text, leave the pairs unchanged (so the caller can fall
+ * back to the CPU), and free every device allocation, pinned buffer, stream
+ * and event.  A missing driver must be reported as on a machine without one.
+ */
+#include "cuda/pair_ops.cuh"
+#include "cuda_test.h"
+
+/* What the error text must name when an operation of this kind fails. */
+static const char *const expected_call[BS_EMU_OPS] = {
+	"cudaMalloc", "cudaMemcpyAsync failed: unspecified launch failure (719)",
+	"<<<>>> failed: unspecified launch failure (719)",
+	"cudaGetDeviceCount failed: CUDA driver version is insufficient for CUDA runtime version (35)"
+};
+static const char *const op_names[BS_EMU_OPS] = {"allocations", "copies", "launches", "device queries"};
+
+/* Make each operation of one kind fail in turn during a sort of n pairs in chunks. */
+template<typename P>
+static void
+test_inject(bs_emu_op op, size_t n, bs_algorithm algo)
+{
+	bs_options	opt = {BS_BACKEND_CUDA, algo, 1, NULL, NULL};
+	std::vector<P> input(n), a;
+	long		ops,
+				before;
+	bool		ok = true;
+	long		failed_at = 0;
+
+	gen_pairs(input.data(), n, GEN_RANDOM, 42);
+	bs_cuda_set_memory_limit(3 * bs_pair_ops<P>::tile * sizeof(P));
+	a = input;
+	before = bs_emu_op_count(op);
+	ok = cuda_sort(a.data(), n, &opt) == BS_OK;
+	ops = bs_emu_op_count(op) - before;
+	for (long nth = 1; nth <= ops && ok; nth++)
+	{
+		a = input;
+		bs_emu_fail_nth(op, nth);
+		ok = cuda_sort(a.data(), n, &opt) == BS_ERR_DEVICE &&
+			strstr(bs_cuda_last_error(), expected_call[op]) != NULL &&
+			same_pairs(a, input) &&
+			bs_emu_live_objects() == 0 && bs_emu_device_bytes() == 0;
+		if (!ok)
+			failed_at = nth;
+		bs_emu_fail_nth(op, 0);
+	}
+	/* and the next sort works again */
+	a = input;
+	ok = ok && cuda_sort(a.data(), n, &opt) == BS_OK && !same_pairs(a, input);
+	unit_report(ok && ops > 0, "cuda %s %s n=%zu: each of %ld %s failed in turn -> BS_ERR_DEVICE, "
+				"call named, pairs unchanged, nothing leaked%s",
+				bs_algorithm_name(algo), shape_name((P *) 0), n, ops, op_names[op], ok ? "" : " (see below)");
+	if (!ok)
+		unit_note("failed at injection %ld: error \"%s\", live objects %ld",
+				  failed_at, bs_cuda_last_error(), bs_emu_live_objects());
+	bs_cuda_set_memory_limit(BS_CUDA_DEFAULT_LIMIT);
+}
+
+/* No driver: the device query fails, and both the info and a sort say why. */
+static void
+test_no_driver(void)
+{
+	bs_options	opt = {BS_BACKEND_CUDA, BS_ALGO_AUTO, 1, NULL, NULL};
+	bs_pair32	p[3] = {3, 2, 1};
+	char		info[400];
+	int			usable;
+	bs_status	st;
+
+	bs_emu_fail_nth(BS_EMU_DEVICE, 1);
+	usable = bs_cuda_device_info(info, sizeof(info));
+	unit_report(usable == 0 && strcmp(info, expected_call[BS_EMU_DEVICE]) == 0,
+				"bs_cuda_device_info without a driver: \"%s\"", info);
+	bs_emu_fail_nth(BS_EMU_DEVICE, 1);
+	st = bs_sort_pairs32(p, 3, &opt);
+	unit_report(st == BS_ERR_DEVICE && p[0] == 3 && bs_emu_live_objects() == 0 &&
+				strcmp(bs_cuda_last_error(), expected_call[BS_EMU_DEVICE]) == 0,
+				"sort without a driver: BS_ERR_DEVICE, pairs unchanged");
+}
+
+int
+main(void)
+{
+	for (int op = BS_EMU_ALLOC; op <= BS_EMU_LAUNCH; op++)
+		for (int a = BS_ALGO_BITONIC; a <= BS_ALGO_ADAPTIVE; a++)
+		{
+			test_inject<bs_pair32>((bs_emu_op) op, 5 * 4096 + 123, (bs_algorithm) a);
+			test_inject<bs_pair64>((bs_emu_op) op, 5 * 2048 + 77, (bs_algorithm) a);
+		}
+	test_no_driver();
+	return unit_exit_status();
+}

@@ -1,0 +1,236 @@
+/*
+ * test_cuda_kernels.cc — every kernel of the standard and the adaptive
+ * bitonic sorter run through the SIMT emulator, each against a CPU
+ * reference of what that one launch (or phase) must do, for both pair
+ * shapes; plus the emulator's own semantics
+ * (barriers, indices, launch errors) and its speed on a 64K-pair tile sort.
+ */
+#include "cuda/tile_kernels.cuh"
+#include "cuda_test.h"
+
+/* Each thread stores its index, waits at the barrier, reads its neighbour's. */
+__global__ void
+barrier_probe(unsigned *out)
+{
+	__shared__ unsigned s[1024];
+	unsigned	t = threadIdx.x + threadIdx.y * blockDim.x;
+	unsigned	nt = blockDim.x * blockDim.y;
+
+	s[t] = t + 1000 * blockIdx.x;
+	__syncthreads();
+	out[blockIdx.x * nt + t] = s[(t + 1) % nt] + gridDim.x * 1000000;
+	__syncthreads();
+}
+
+/* Barriers, 2-D blocks, grid indices and a bad configuration. */
+static void
+test_emulator(void)
+{
+	std::vector<unsigned> out(3 * 256);
+	bool		ok = true;
+
+	BS_LAUNCH(barrier_probe, dim3(3), dim3(32, 8), 0, nullptr)(out.data());
+	ok = cudaGetLastError() == cudaSuccess;
+	for (unsigned b = 0; b < 3; b++)
+		for (unsigned t = 0; t < 256; t++)
+			ok &= out[b * 256 + t] == (t + 1) % 256 + 1000 * b + 3000000;
+	unit_report(ok, "emulator: __syncthreads orders shared-memory writes before reads, 3 blocks of 32x8");
+
+	BS_LAUNCH(barrier_probe, dim3(1), dim3(1025), 0, nullptr)(out.data());
+	unit_report(cudaGetLastError() == cudaErrorInvalidConfiguration && cudaGetLastError() == cudaSuccess,
+				"emulator: 1025 threads a block is an invalid configuration, reported once");
+}
+
+/* A tile kernel and its name. */
+template<typename P>
+struct tile_kernel
+{
+	void		(*fn) (P *, size_t);
+	const char *name;
+};
+
+/* bs_tile_sort: every tile (the last one partial) equals its sorted input. */
+template<typename P>
+static void
+test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+	size_t		ntiles = (n + T - 1) / T;
+	std::vector<P> a(n), ref;
+	double		t0;
+
+	gen_pairs(a.data(), n, dist, n + dist);
+	ref = a;
+	for (size_t lo = 0; lo < n; lo += T)
+		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
+	t0 = now_seconds();
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref),
+				"%s %s n=%zu %s: every tile sorted (%.3f s)",
+				k.name, shape_name(a.data()), n, gen_dist_names[dist], now_seconds() - t0);
+}
+
+/* Reverse a[lo, hi). */
+template<typename P>
+static void
+reverse_range(std::vector<P> &a, size_t lo, size_t hi)
+{
+	for (; lo + 1 < hi; lo++, hi--)
+	{
+		P			t = a[lo];
+
+		a[lo] = a[hi - 1];
+		a[hi - 1] = t;
+	}
+}
+
+/*
+ * Make each block of m pairs bitonic, as the sorter hands it to a merge
+ * phase: ascending first half, descending second.  A last, partial block is
+ * followed by +infinity (positions >= n), so it must fall first and rise
+ * after to stay bitonic.
+ */
+template<typename P>
+static void
+make_bitonic_blocks(std::vector<P> &a, size_t m)
+{
+	size_t		n = a.size();
+
+	for (size_t lo = 0; lo < n; lo += m)
+	{
+		size_t		len = n - lo < m ? n - lo : m;
+		size_t		half = len < m / 2 ? len : m / 2;
+
+		ref_sort(a.data() + lo, half);
+		ref_sort(a.data() + lo + half, len - half);
+		if (len == m)
+			reverse_range(a, lo + half, lo + len);
+		else
+			reverse_range(a, lo, lo + half);
+	}
+}
+
+/* bs_tile_merge: tiles that each hold a bitonic sequence come out sorted. */
+template<typename P>
+static void
+test_tile_merge(tile_kernel<P> k, size_t n)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+	size_t		ntiles = (n + T - 1) / T;
+	std::vector<P> a(n), ref;
+
+	gen_pairs(a.data(), n, GEN_RANDOM, n);
+	make_bitonic_blocks(a, T);
+	ref = a;
+	for (size_t lo = 0; lo < n; lo += T)
+		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref),
+				"%s %s n=%zu: bitonic tiles merged", k.name, shape_name(a.data()), n);
+}
+
+/* A global phase (its launches) and its name. */
+template<typename P>
+struct step_kernel
+{
+	void		(*fn) (P *, size_t, size_t, bool, size_t);
+	const char *name;
+};
+
+/* The standard global phase: one launch, few blocks (the grid-stride loop works too). */
+template<typename P>
+static void
+standard_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
+{
+	BS_LAUNCH(bs_global_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, ncmp);
+}
+
+/* The adaptive global phase: the splits, then the exchanges. */
+template<typename P>
+static void
+adaptive_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
+{
+	size_t		nseq = ncmp / (mirror ? span / 2 : span);
+	std::vector<size_t> bounds(2 * nseq);
+
+	BS_LAUNCH(bs_adaptive_split_kernel<P>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, nseq, bounds.data());
+	BS_LAUNCH(bs_adaptive_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, span, mirror ? 1 : 0, ncmp, bounds.data());
+}
+
+/*
+ * bs_global_step / bs_adaptive_step: one mirror or plain step on input the
+ * sorter would give it (sorted runs, or bitonic blocks) equals the same
+ * comparators run on the CPU.
+ */
+template<typename P>
+static void
+test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
+{
+	size_t		full = 1;
+	std::vector<P> a(n), ref, input;
+
+	while (full < n)
+		full *= 2;
+	gen_pairs(a.data(), n, GEN_RANDOM, n + span);
+	if (mirror)
+		for (size_t lo = 0; lo < n; lo += span / 2)
+			ref_sort(a.data() + lo, n - lo < span / 2 ? n - lo : span / 2);
+	else
+		make_bitonic_blocks(a, 2 * span);
+	ref = input = a;
+	for (size_t c = 0; c < full / 2; c++)
+	{
+		size_t		i, p;
+
+		bs_comparator<size_t>(c, span, mirror, &i, &p);
+		if (p < n)
+			bs_cmpx(ref[i], ref[p]);
+	}
+	k.fn(a.data(), n, span, mirror, full / 2);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref) && !same_pairs(a, input),
+				"%s %s n=%zu %s span=%zu: the CPU's comparators, some exchanged", k.name,
+				shape_name(a.data()), n, mirror ? "mirror" : "plain", span);
+}
+
+/* All kernel tests of one shape and one sorter. */
+template<typename P>
+static void
+test_kernels(tile_kernel<P> sort, tile_kernel<P> merge, step_kernel<P> step)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+
+	test_tile_sort<P>(sort, 1, GEN_RANDOM);
+	test_tile_sort<P>(sort, T - 1, GEN_REVERSED);
+	test_tile_sort<P>(sort, 5 * T / 2, GEN_RANDOM);
+	test_tile_sort<P>(sort, 2 * T + 17, GEN_FEW_DISTINCT);
+	test_tile_merge<P>(merge, T);
+	test_tile_merge<P>(merge, 3 * T + T / 3);
+	test_global_step<P>(step, 4 * T, 2 * T, true);
+	test_global_step<P>(step, 4 * T - 3, 4 * T, true);
+	test_global_step<P>(step, 4 * T + 5, T, false);
+	test_global_step<P>(step, 7 * T + 1, 4 * T, false);
+}
+
+/* The standard and the adaptive kernels of one shape. */
+template<typename P>
+static void
+test_shape(void)
+{
+	test_kernels<P>({bs_tile_sort<P, false>, "bs_tile_sort"}, {bs_tile_merge<P, false>, "bs_tile_merge"},
+					{standard_phase<P>, "bs_global_step"});
+	test_kernels<P>({bs_tile_sort<P, true>, "bs_tile_sort<adaptive>"},
+					{bs_tile_merge<P, true>, "bs_tile_merge<adaptive>"},
+					{adaptive_phase<P>, "bs_adaptive_split_kernel + bs_adaptive_step"});
+}
+
+int
+main(void)
+{
+	test_emulator();
+	test_shape<bs_pair32>();
+	test_shape<bs_pair64>();
+	/* the emulator's speed: a 512-thread shared-memory kernel over 64K pairs */
+	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, false>, "bs_tile_sort"}, 65536, GEN_RANDOM);
+	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, true>, "bs_tile_sort<adaptive>"}, 65536, GEN_RANDOM);
+	return unit_exit_status();
+}
