@@ -72,10 +72,10 @@ bs_exchange(P *a, I base, I h, bool mirror, I i)
 	a[p] = t;
 }
 
-/* An adaptive merge of every block of m pairs in a shared tile (sentinel-padded). */
+/* An adaptive merge of every block of m pairs in a shared tile of `valid` pairs. */
 template<typename P>
 static __device__ __forceinline__ void
-bs_tile_adaptive_merge(P *s, unsigned m, bool mirror)
+bs_tile_adaptive_merge(P *s, unsigned valid, unsigned m, bool mirror)
 {
 	const unsigned T = bs_pair_ops<P>::tile;
 	__shared__ unsigned lo[bs_pair_ops<P>::tile / (2 * BS_ADAPTIVE_MIN)];
@@ -86,9 +86,9 @@ bs_tile_adaptive_merge(P *s, unsigned m, bool mirror)
 		unsigned	h = m / 2;
 
 		for (unsigned j = threadIdx.x; j < T / m; j += blockDim.x)
-			bs_adaptive_split<P, unsigned>(s, T, j * m, h, mirror, &lo[j], &hi[j]);
+			bs_adaptive_split<P, unsigned>(s, valid, j * m, h, mirror, &lo[j], &hi[j]);
 		__syncthreads();
-		for (unsigned c = threadIdx.x; c < T / 2; c += blockDim.x)
+		for (unsigned c = threadIdx.x; c < T / 2 && c < valid; c += blockDim.x)
 		{
 			unsigned	j = c / h,
 						i = c % h;
@@ -98,7 +98,7 @@ bs_tile_adaptive_merge(P *s, unsigned m, bool mirror)
 		}
 		__syncthreads();
 	}
-	bs_tile_network_merge(s, m, mirror);
+	bs_tile_network_merge(s, valid, m, mirror);
 }
 
 /*

@@ -72,9 +72,13 @@ template<typename P>
 static bool
 launch_tiles(void (*kernel) (P *, size_t), const char *name, P *d, size_t n, cudaStream_t stream)
 {
-	unsigned	ntiles = (unsigned) ((n + bs_pair_ops<P>::tile - 1) / bs_pair_ops<P>::tile);
+	const size_t T = bs_pair_ops<P>::tile;
+	unsigned	ntiles = (unsigned) ((n + T - 1) / T);
+	/* a single small tile needs no more threads than comparators per step (at least a warp) */
+	size_t		threads = bs_pow2_ceil(n < T ? n : T) / 2;
 
-	BS_LAUNCH(kernel, dim3(ntiles), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n);
+	threads = threads < 32 ? 32 : threads > BS_CUDA_TILE_THREADS ? BS_CUDA_TILE_THREADS : threads;
+	BS_LAUNCH(kernel, dim3(ntiles), dim3((unsigned) threads), 0, stream)(d, n);
 	return bs_cuda_check(cudaGetLastError(), name);
 }
 

@@ -110,7 +110,7 @@ bs_cuda_device_info(char *buf, size_t len)
 		return 0;
 	}
 	(void) cudaGetDeviceCount(&count);
-	snprintf(buf, len, "devices=%d, using %d: %s, sm_%d%d, %zu MB, memory_limit=%zu MB",
+	snprintf(buf, len, "devices=%d, using %d: %s, sm_%d%d, %zu MB, memory_limit=%zu MB, algorithms=bitonic,adaptive",
 			 count, chosen_device, chosen_prop.name, chosen_prop.major, chosen_prop.minor,
 			 chosen_prop.totalGlobalMem >> 20, memory_limit >> 20);
 	return 1;

@@ -1,7 +1,7 @@
 /*
  * pair_ops.cuh — what the kernels and the host code need to know about a
- * pair shape: its order, its +infinity sentinel and its tile size.  Written
- * once per shape; every sorter is a template over these traits.
+ * pair shape: its order and its tile size.  Written once per shape; every
+ * sorter is a template over these traits.
  */
 #ifndef BS_PAIR_OPS_CUH
 #define BS_PAIR_OPS_CUH
@@ -22,12 +22,6 @@ template<> struct bs_pair_ops<bs_pair32>
 	{
 		return a > b;
 	}
-
-	/* A pair that loses every tie: maximal key and pointer. */
-	static __host__ __device__ __forceinline__ bs_pair32 sentinel()
-	{
-		return ~(bs_pair32) 0;
-	}
 };
 
 /* 64-bit-key pairs: by key, then pointer. */
@@ -39,17 +33,6 @@ template<> struct bs_pair_ops<bs_pair64>
 	static __host__ __device__ __forceinline__ bool gt(const bs_pair64 &a, const bs_pair64 &b)
 	{
 		return a.key > b.key || (a.key == b.key && a.ptr > b.ptr);
-	}
-
-	/* A pair that loses every tie: maximal key and pointer. */
-	static __host__ __device__ __forceinline__ bs_pair64 sentinel()
-	{
-		bs_pair64	s;
-
-		s.key = ~(uint64_t) 0;
-		s.ptr = BS_PTR_SENTINEL;
-		s.pad = 0;
-		return s;
 	}
 };
 

@@ -14,26 +14,28 @@
 /* Merge every block of m pairs of the tile, adaptively or with the network. */
 template<typename P, bool ADAPTIVE>
 static __device__ __forceinline__ void
-bs_tile_merge_blocks(P *s, unsigned m, bool mirror)
+bs_tile_merge_blocks(P *s, unsigned valid, unsigned m, bool mirror)
 {
 	if (ADAPTIVE)
-		bs_tile_adaptive_merge(s, m, mirror);
+		bs_tile_adaptive_merge(s, valid, m, mirror);
 	else
-		bs_tile_network_merge(s, m, mirror);
+		bs_tile_network_merge(s, valid, m, mirror);
 }
 
-/* Sort every tile of T pairs (the last one padded with sentinels). */
+/* Sort every tile of T pairs (the last one may be partial). */
 template<typename P, bool ADAPTIVE>
 __global__ void
 __launch_bounds__(BS_CUDA_TILE_THREADS)
 bs_tile_sort(P *a, size_t n)
 {
 	__shared__ P s[bs_pair_ops<P>::tile];
+	unsigned	valid = bs_tile_valid<P>(n);
+	unsigned	top = bs_tile_top(valid);
 
-	bs_tile_load(s, a, n);
-	for (unsigned k = 2; k <= bs_pair_ops<P>::tile; k *= 2)
-		bs_tile_merge_blocks<P, ADAPTIVE>(s, k, true);
-	bs_tile_store(s, a, n);
+	bs_tile_load(s, a, valid);
+	for (unsigned k = 2; k <= top; k *= 2)
+		bs_tile_merge_blocks<P, ADAPTIVE>(s, valid, k, true);
+	bs_tile_store(s, a, valid);
 }
 
 /* Finish a merge stage inside every tile: all phases of span < T. */
@@ -43,10 +45,13 @@ __launch_bounds__(BS_CUDA_TILE_THREADS)
 bs_tile_merge(P *a, size_t n)
 {
 	__shared__ P s[bs_pair_ops<P>::tile];
+	unsigned	valid = bs_tile_valid<P>(n);
+	unsigned	top = bs_tile_top(valid);
 
-	bs_tile_load(s, a, n);
-	bs_tile_merge_blocks<P, ADAPTIVE>(s, bs_pair_ops<P>::tile, false);
-	bs_tile_store(s, a, n);
+	bs_tile_load(s, a, valid);
+	if (top > 1)
+		bs_tile_merge_blocks<P, ADAPTIVE>(s, valid, top, false);
+	bs_tile_store(s, a, valid);
 }
 
 #endif							/* BS_TILE_KERNELS_CUH */

@@ -43,12 +43,11 @@ CUDA_DEPS := $(wildcard cuda/*.h cuda/*.cuh cuda/emu/*.h) src/core/bs_sort.h
 # The rules below must not become the default goal.
 .DEFAULT_GOAL := all
 
-# Objects depend on the chosen mode, so switching USE_CUDA rebuilds them.
-BS_MODE_STAMP := build/mode-$(BITONIC_CUDA).stamp
-$(BS_MODE_STAMP):
-	@mkdir -p build
-	@rm -f build/mode-*.stamp
-	@touch $@
+# Objects depend on the chosen mode, so switching USE_CUDA rebuilds them:
+# build/mode.stamp is rewritten (at parse time: PGXS makes every target
+# .SECONDARY, so a missing stamp would not force a rebuild) when it changes.
+BS_MODE_STAMP := build/mode.stamp
+$(shell mkdir -p build; [ "$$(cat $(BS_MODE_STAMP) 2>/dev/null)" = "$(BITONIC_CUDA)" ] || echo "$(BITONIC_CUDA)" >$(BS_MODE_STAMP))
 
 ifneq ($(BITONIC_CUDA),none)
   PG_CPPFLAGS += -DBS_HAVE_CUDA
@@ -96,7 +95,7 @@ EMU_MAKE = $(MAKE) -C build/emu USE_CUDA=emu
 .PHONY: emu emu-install
 emu:
 	@mkdir -p build/emu
-	@tar -cf - --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude='*.stamp' $(EMU_COPY) | tar -xf - -C build/emu
+	@tar -cf - --exclude='*.o' --exclude='*.so' --exclude='*.bc' $(EMU_COPY) | tar -xf - -C build/emu
 	$(EMU_MAKE) all
 emu-install: emu
 	$(EMU_MAKE) install
