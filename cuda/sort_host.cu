@@ -216,6 +216,8 @@ cuda_sort(P *pairs, size_t n, const bs_options *opt)
 	bool		ok;
 
 	bs_cuda_clear_error();
+	if (opt->algorithm == BS_ALGO_VQSORT)
+		return BS_ERR_UNSUPPORTED;	/* a CPU sorter */
 	if (n > BS_MAX_PAIRS)
 		return BS_ERR_TOO_MANY;
 	if (!bs_cuda_select_device() || !bs_cuda_memory_budget(&budget))

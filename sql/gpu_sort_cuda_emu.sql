@@ -29,6 +29,22 @@ SELECT n,
        gpu_sort(af) = ARRAY(SELECT x FROM unnest(af) x ORDER BY x) AS float8_asc
 FROM arrays ORDER BY n;
 
+-- the same through the adaptive kernels
+SET bitonic_sort.algorithm = adaptive;
+SELECT n,
+       gpu_sort(a4) = ARRAY(SELECT x FROM unnest(a4) x ORDER BY x) AS int4_asc,
+       gpu_sort(a4, true) = ARRAY(SELECT x FROM unnest(a4) x ORDER BY x DESC) AS int4_desc,
+       gpu_sort(a8) = ARRAY(SELECT x FROM unnest(a8) x ORDER BY x) AS int8_asc,
+       gpu_sort(af, true, false) = ARRAY(SELECT x FROM unnest(af) x ORDER BY x DESC NULLS LAST) AS float8_desc
+FROM arrays ORDER BY n;
+-- vqsort is a CPU sorter: device = gpu refuses it, auto sorts on the CPU
+SET bitonic_sort.algorithm = vqsort;
+SELECT gpu_sort(a4) FROM arrays WHERE n = 70001;
+SET bitonic_sort.device = auto;
+SELECT gpu_sort(a4) = ARRAY(SELECT x FROM unnest(a4) x ORDER BY x) AS vqsort_on_cpu FROM arrays WHERE n = 70001;
+RESET bitonic_sort.device;
+RESET bitonic_sort.algorithm;
+
 -- a memory limit smaller than the input: chunks sorted on the device, merged on the host
 SET bitonic_sort.gpu_memory_limit = '1MB';
 SELECT gpu_sort(a8) = ARRAY(SELECT x FROM unnest(a8) x ORDER BY x) AS int8_in_chunks,

@@ -102,7 +102,7 @@ prepare_options(bs_options *opt, size_t n)
 
 /* Raise an ERROR for a failed sort. */
 static void
-report_status(bs_status status)
+report_status(bs_status status, const bs_options *opt)
 {
 	if (status == BS_OK)
 		return;
@@ -110,6 +110,13 @@ report_status(bs_status status)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory while sorting")));
+	if (status == BS_ERR_UNSUPPORTED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("sorting algorithm \"%s\" is not available on the %s backend",
+						bs_algorithm_name(opt->algorithm),
+						opt->backend == BS_BACKEND_CUDA ? "GPU" : "CPU"),
+				 errhint("Set bitonic_sort.algorithm to \"auto\", \"bitonic\" or \"adaptive\".")));
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("bitonic sort failed: %s", bs_status_message(status))));
@@ -169,7 +176,7 @@ run_sort(bool wide, void *pairs, size_t n)
 		opt.backend = BS_BACKEND_CPU;
 		status = sort_pairs(wide, pairs, n, &opt);
 	}
-	report_status(status);
+	report_status(status, &opt);
 }
 
 /* Sort packed 32-bit-key pairs with the configured device. */
