@@ -23,9 +23,14 @@ OBJS = \
 	src/sort_run.o \
 	src/array_sort.o \
 	src/info.o \
+	src/multikey.o \
+	src/scan_planner.o \
+	src/scan_exec.o \
+	src/scan_spill.o \
+	src/scan_explain.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_errors bitonic_sort_info
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_errors bitonic_sort_info order_by_scan order_by_differential
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -57,6 +57,23 @@ prepare_options(bs_options *opt)
 	opt->hooks = &pg_hooks;
 }
 
+/*
+ * The backend and algorithm the next sort would use, for EXPLAIN; never an
+ * ERROR (EXPLAIN of a plan must work whatever the device setting).  On the
+ * CPU, "auto" runs the standard bitonic network (sort_dispatch.c).
+ */
+void
+BitonicSortDescribe(const char **backend, const char **algorithm)
+{
+	const char *reason;
+
+	if (bitonic_sort_device != BITONIC_DEVICE_CPU && BitonicGpuUsable(&reason))
+		*backend = "gpu";
+	else
+		*backend = "cpu";
+	*algorithm = bs_algorithm_name(BS_ALGO_BITONIC);
+}
+
 /* Raise an ERROR for a failed sort. */
 static void
 report_status(bs_status status)
