@@ -5,6 +5,7 @@
 #   make test            the same set-up, then pg_regress and the C unit tests
 #   make unit            build and run the C unit tests only
 #   make bench           benchmark scripts (timings, not tests)
+#   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES)
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -30,7 +31,7 @@ OBJS = \
 	src/scan_explain.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_errors bitonic_sort_info order_by_scan order_by_differential
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_generic gpu_sort_errors bitonic_sort_info order_by_scan order_by_differential
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src
@@ -51,10 +52,12 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo test bench
+.PHONY: demo test bench bench-orderby
 demo:
 	test/scripts/demo.sh
 test:
 	test/scripts/run-tests.sh
 bench:
 	test/scripts/bench.sh
+bench-orderby:
+	test/scripts/bench-orderby.sh

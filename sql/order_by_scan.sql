@@ -169,23 +169,44 @@ FETCH NEXT FROM c;
 FETCH PRIOR FROM c;
 COMMIT;
 RESET enable_sort;
--- the same cursor on the native Sort
-SET bitonic_sort.enable = off;
-BEGIN;
-DECLARE c SCROLL CURSOR FOR SELECT id, f8 FROM obs ORDER BY f8 DESC, id;
-FETCH 4 FROM c;
-FETCH BACKWARD 2 FROM c;
-FETCH LAST FROM c;
-FETCH BACKWARD 3 FROM c;
-FETCH ABSOLUTE 6 FROM c;
-FETCH RELATIVE -5 FROM c;
-FETCH BACKWARD 1 FROM c;
-FETCH FORWARD 2 FROM c;
-MOVE LAST IN c;
-FETCH NEXT FROM c;
-FETCH PRIOR FROM c;
-COMMIT;
-RESET bitonic_sort.enable;
+-- the same moves through plpgsql, node forced and native, compared
+CREATE FUNCTION bs_cursor_trace(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor;
+  r record;
+  trace text := '';
+BEGIN
+  OPEN c SCROLL FOR EXECUTE q;
+  FOR step IN 1..4 LOOP FETCH NEXT FROM c INTO r; trace := trace || coalesce(r::text, '-'); END LOOP;
+  FOR step IN 1..2 LOOP FETCH PRIOR FROM c INTO r; trace := trace || coalesce(r::text, '-'); END LOOP;
+  FETCH LAST FROM c INTO r; trace := trace || coalesce(r::text, '-');
+  FOR step IN 1..3 LOOP FETCH PRIOR FROM c INTO r; trace := trace || coalesce(r::text, '-'); END LOOP;
+  FETCH ABSOLUTE 6 FROM c INTO r; trace := trace || coalesce(r::text, '-');
+  FETCH RELATIVE -5 FROM c INTO r; trace := trace || coalesce(r::text, '-');
+  FETCH PRIOR FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  FETCH NEXT FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  MOVE LAST IN c;
+  FETCH NEXT FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  FETCH PRIOR FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  CLOSE c;
+  RETURN trace;
+END $$;
+CREATE FUNCTION bs_cursor_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  a text;
+  b text;
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  a := bs_cursor_trace(q);
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  b := bs_cursor_trace(q);
+  RETURN CASE WHEN a = b THEN 'same' ELSE 'differs' END;
+END $$;
+SELECT bs_cursor_compare('SELECT id, f8 FROM obs ORDER BY f8 DESC, id') AS exact,
+       bs_cursor_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C", id DESC') AS abbreviated,
+       bs_cursor_compare('SELECT id, n FROM obs ORDER BY n NULLS FIRST, i2, id') AS several_keys;
 
 -- partitioned table
 CREATE TABLE obs_part (id int, k int8, t text) PARTITION BY RANGE (id);
@@ -238,12 +259,5 @@ RESET enable_sort;
 SELECT bs_compare('SELECT * FROM obs ORDER BY f8, id');
 SELECT bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C" DESC, i2, id');
 SELECT bs_compare($q$SELECT k, (SELECT string_agg(id::text, ',') FROM (SELECT id, t FROM obs WHERE obs.i2 % 3 = g.k ORDER BY t, id) s) FROM generate_series(-2, 2) g(k)$q$);
-SET enable_sort = off;
-BEGIN;
-DECLARE c SCROLL CURSOR FOR SELECT id, f8 FROM obs ORDER BY f8 DESC, id;
-FETCH LAST FROM c;
-FETCH BACKWARD 3 FROM c;
-FETCH ABSOLUTE 2 FROM c;
-COMMIT;
-RESET enable_sort;
+SELECT bs_cursor_compare('SELECT id, f8 FROM obs ORDER BY f8 DESC, id') AS spilled_cursor;
 RESET work_mem;

@@ -19,14 +19,24 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
-/* State of one tie-pass comparison, handed to qsort. */
+/* State of the tie pass, handed to qsort. */
 typedef struct TieContext
 {
 	BitonicMultiSort *ms;
 	BitonicFetchFn fetch;
 	void	   *arg;
 	int			first_column;	/* columns before this one are known equal */
+	struct TieItem *items;		/* buffer for one run */
+	size_t		items_cap;
 } TieContext;
+
+/* One item of a run, with its first compared column fetched once. */
+typedef struct TieItem
+{
+	Datum		value;
+	uint32		item;
+	bool		isnull;
+} TieItem;
 
 /* Whether sortop is the default btree "<" or ">" of a type with an exact key. */
 static bool
@@ -226,24 +236,48 @@ static int
 tie_compare(const void *a, const void *b, void *arg)
 {
 	TieContext *tc = (TieContext *) arg;
-	uint32		ia = *(const uint32 *) a;
-	uint32		ib = *(const uint32 *) b;
+	const TieItem *x = (const TieItem *) a;
+	const TieItem *y = (const TieItem *) b;
+	int			r = ApplySortComparator(x->value, x->isnull, y->value, y->isnull,
+										&tc->ms->ssup[tc->first_column]);
 
-	for (int c = tc->first_column; c < tc->ms->ncolumns; c++)
+	if (r != 0)
+		return r;
+	for (int c = tc->first_column + 1; c < tc->ms->ncolumns; c++)
 	{
-		Datum		va,
-					vb;
-		bool		na,
-					nb;
-		int			r;
+		Datum		vx,
+					vy;
+		bool		nx,
+					ny;
 
-		tc->fetch(tc->arg, ia, c, &va, &na);
-		tc->fetch(tc->arg, ib, c, &vb, &nb);
-		r = ApplySortComparator(va, na, vb, nb, &tc->ms->ssup[c]);
+		tc->fetch(tc->arg, x->item, c, &vx, &nx);
+		tc->fetch(tc->arg, y->item, c, &vy, &ny);
+		r = ApplySortComparator(vx, nx, vy, ny, &tc->ms->ssup[c]);
 		if (r != 0)
 			return r;
 	}
-	return ia < ib ? -1 : (ia > ib ? 1 : 0);
+	return x->item < y->item ? -1 : (x->item > y->item ? 1 : 0);
+}
+
+/* Sort the items order[0..len) by the full comparators (a run of ties). */
+static void
+sort_run(uint32 *order, size_t len, TieContext *tc)
+{
+	if (len > tc->items_cap)
+	{
+		tc->items_cap = Max(len, 64);
+		if (tc->items)
+			pfree(tc->items);
+		tc->items = MemoryContextAllocHuge(tc->ms->cxt, tc->items_cap * sizeof(TieItem));
+	}
+	for (size_t i = 0; i < len; i++)
+	{
+		tc->items[i].item = order[i];
+		tc->fetch(tc->arg, order[i], tc->first_column, &tc->items[i].value, &tc->items[i].isnull);
+	}
+	qsort_interruptible(tc->items, len, sizeof(TieItem), tie_compare, tc);
+	for (size_t i = 0; i < len; i++)
+		order[i] = tc->items[i].item;
 }
 
 /* Key of pair i of the sorted pairs. */
@@ -287,8 +321,7 @@ tie_pass_runs(BitonicMultiSort *ms, uint32 *order, TieContext *tc)
 		while (end < ms->npairs && pair_key(ms, end) == key)
 			end++;
 		if (end - start > 1)
-			qsort_interruptible(order + start, end - start, sizeof(uint32),
-								tie_compare, tc);
+			sort_run(order + start, end - start, tc);
 		if ((start & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		start = end;
@@ -317,7 +350,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
 	uint32	   *valued = order + (ms->nulls_first ? ms->nnulls : 0);
 	uint32	   *nullpart = order + (ms->nulls_first ? 0 : ms->npairs);
 	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
-	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0};
+	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0};
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -332,7 +365,9 @@ BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
 	{
 		/* The NULL group ties on the first column: sort it by the others. */
 		tc.first_column = 1;
-		qsort_interruptible(nullpart, ms->nnulls, sizeof(uint32), tie_compare, &tc);
+		sort_run(nullpart, ms->nnulls, &tc);
 	}
+	if (tc.items)
+		pfree(tc.items);
 	ms->tie_ms = ms_since(t0);
 }

@@ -34,13 +34,16 @@ static const CustomScanMethods bitonic_scan_methods = {
 };
 
 /*
- * Per-row costs relative to cpu_operator_cost, measured on the CPU backend
- * (see docs/order-by.md): copying a row in and building its key, one
- * compare-exchange step of the pair sort, handing a row out.
+ * Costs in units of cpu_operator_cost, measured against the native Sort on
+ * the CPU backend with its standard bitonic network (1M rows, docs/order-by.md):
+ * building a row's key on top of the copy that both sorts make, one step of
+ * the network per row for 64-bit and for packed 32-bit pairs, and the full
+ * comparison sort of the tie pass relative to the native Sort's.
  */
-#define COST_INGEST		1.0
-#define COST_PAIR_STEP	0.05
-#define COST_EMIT		1.0
+#define COST_KEY_BUILD		2.0
+#define COST_STEP_PAIR64	0.21
+#define COST_STEP_PAIR32	0.12
+#define COST_TIE_SORT		1.25
 
 /* Find each pathkey's column in exprs; false when one cannot be sorted here. */
 static bool
@@ -122,56 +125,56 @@ native_sort_cost(PlannerInfo *root, Path *input, Cost *startup)
 }
 
 /*
- * Cost the path: ingest, pair sort and tie pass before the first row, then
- * emit.  Where the first column has no integer key the tie pass is a full
- * comparison sort; where the input will not fit in work_mem the node hands
- * it to tuplesort, so it costs what the native Sort costs plus the ingest.
+ * Cost the path: key build, pair sort and tie pass before the first row,
+ * then emit (as the native Sort charges it).  The bitonic network takes
+ * log2n (log2n + 1) / 2 steps.  Where the first column has no integer key
+ * the tie pass is a full comparison sort; where the input will not fit in
+ * work_mem the node hands it to tuplesort, so it costs what the native Sort
+ * costs plus the key build.
  */
 static void
 cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
-				  bool exact_first, bool abbreviated, int nkeys)
+				  BitonicKeyKind kind, int nkeys)
 {
 	double		n = Max(input->rows, 2.0);
 	double		log2n = log2(n);
+	double		steps = log2n * (log2n + 1) / 2;
 	double		bytes = n * (input->pathtarget->width + MAXALIGN(SizeofMinimalTupleHeader) + 32);
 	Cost		comparison = 2.0 * cpu_operator_cost;
-	Cost		startup = input->total_cost + n * COST_INGEST * cpu_operator_cost;
-	Cost		run = n * COST_EMIT * cpu_operator_cost;
+	Cost		startup = input->total_cost + n * COST_KEY_BUILD * cpu_operator_cost;
+	Cost		run = n * cpu_operator_cost;
 
 	if (bytes > (double) work_mem * 1024.0)
 	{
 		Cost		native_startup;
 		Cost		native_total = native_sort_cost(root, input, &native_startup);
 
-		startup = native_startup + n * COST_INGEST * cpu_operator_cost;
+		startup = native_startup + n * COST_KEY_BUILD * cpu_operator_cost;
 		run = native_total - native_startup;
 	}
-	else if (exact_first || abbreviated)
+	else if (kind == BITONIC_KIND_CONSTANT)
+		startup += COST_TIE_SORT * comparison * n * log2n;
+	else
 	{
-		/* a bitonic network does log2n (log2n + 1) / 2 steps over n/2 pairs */
-		startup += n * log2n * (log2n + 1) / 4 * COST_PAIR_STEP * cpu_operator_cost;
-		/* ties: at least one confirming comparison per row past the exact key */
-		if (!exact_first || nkeys > 1)
+		startup += n * steps * cpu_operator_cost *
+			(kind == BITONIC_KIND_EXACT32 ? COST_STEP_PAIR32 : COST_STEP_PAIR64);
+		/* ties: about one confirming comparison per row past an exact key */
+		if (kind == BITONIC_KIND_ABBREV || nkeys > 1)
 			startup += n * comparison;
 	}
-	else
-		startup += n * log2n * comparison + n * cpu_operator_cost;
-
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 }
 
-/* Whether the first column gets an exact key or a usable abbreviated key. */
-static void
-first_key_kind(Oid typid, Oid sortop, Oid collation, bool nulls_first,
-			   bool *exact, bool *abbreviated)
+/* How the first column becomes the pairs' key. */
+static BitonicKeyKind
+first_key_kind(Oid typid, Oid sortop, Oid collation, bool nulls_first)
 {
 	BitonicSortColumn col = {typid, sortop, collation, nulls_first};
 	BitonicMultiSort ms;
 
 	BitonicMultiSortInit(&ms, 1, &col, CurrentMemoryContext);
-	*exact = ms.kind == BITONIC_KIND_EXACT32 || ms.kind == BITONIC_KIND_EXACT64;
-	*abbreviated = ms.kind == BITONIC_KIND_ABBREV;
+	return ms.kind;
 }
 
 /* Build the CustomPath over input, or NULL when it cannot sort these keys. */
@@ -183,9 +186,8 @@ make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
 			   *collations = NIL,
 			   *nulls_first = NIL;
 	CustomPath *cpath;
-	bool		exact,
-				abbreviated;
 	Expr	   *first_expr;
+	BitonicKeyKind kind;
 
 	if (!match_sort_columns(root->sort_pathkeys, input->pathtarget->exprs,
 							&attnos, &sortops, &collations, &nulls_first))
@@ -209,10 +211,9 @@ make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
 	cpath->methods = &bitonic_path_methods;
 
 	first_expr = list_nth(input->pathtarget->exprs, linitial_int(attnos) - 1);
-	first_key_kind(exprType((Node *) first_expr), linitial_oid(sortops),
-				   linitial_oid(collations), linitial_int(nulls_first) != 0,
-				   &exact, &abbreviated);
-	cost_bitonic_path(root, cpath, input, exact, abbreviated, list_length(attnos));
+	kind = first_key_kind(exprType((Node *) first_expr), linitial_oid(sortops),
+						  linitial_oid(collations), linitial_int(nulls_first) != 0);
+	cost_bitonic_path(root, cpath, input, kind, list_length(attnos));
 	return cpath;
 }
 
