@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "core/bs_sort.h"
+#include "portability/instr_time.h"
 #include "utils/sortsupport.h"
 
 /* guc.c */
@@ -107,5 +108,6 @@ extern void BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order,
 								BitonicFetchFn fetch, void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
+extern double BitonicMsSince(instr_time t0);
 
 #endif							/* BITONIC_SORT_H */

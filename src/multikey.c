@@ -14,7 +14,6 @@
 
 #include "access/stratnum.h"
 #include "miscadmin.h"
-#include "portability/instr_time.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/typcache.h"
@@ -42,9 +41,8 @@ typedef struct TieItem
 static bool
 has_exact_key(const BitonicSortColumn *col)
 {
-	TypeCacheEntry *tc;
-
 	Oid			typid = getBaseType(col->typid);
+	TypeCacheEntry *tc;
 
 	if (BitonicKeyWidthForType(typid) == BITONIC_KEY_NONE)
 		return false;
@@ -137,6 +135,17 @@ abbrev_key(BitonicMultiSort *ms, Datum value)
 	return (uint64) (uint32) DatumGetInt32(abbr) ^ UINT64_C(0x80000000);
 }
 
+/* ERROR for more items than 32-bit pointers can number. */
+static void
+report_too_many(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("too many rows to sort with bitonic_sort"),
+			 errdetail("At most %zu rows fit into 32-bit pointers.", (size_t) BS_MAX_PAIRS),
+			 errhint("Set bitonic_sort.enable to off for this query.")));
+}
+
 /* Grow an array of elements of size elsize to hold at least need of them. */
 static void *
 grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsize)
@@ -146,11 +155,7 @@ grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsi
 	if (newcap > BS_MAX_PAIRS)
 		newcap = Max(need, BS_MAX_PAIRS);
 	if (need > BS_MAX_PAIRS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("too many rows to sort with bitonic_sort"),
-				 errdetail("At most %zu rows fit into 32-bit pointers.", (size_t) BS_MAX_PAIRS),
-				 errhint("Set bitonic_sort.enable to off for this query.")));
+		report_too_many();
 	*cap = newcap;
 	if (array == NULL)
 		return MemoryContextAllocHuge(cxt, newcap * elsize);
@@ -161,6 +166,8 @@ grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsi
 void
 BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item, Datum value, bool isnull)
 {
+	if (item >= BS_MAX_PAIRS)
+		report_too_many();
 	if (isnull)
 	{
 		if (ms->nnulls == ms->nulls_cap)
@@ -329,8 +336,8 @@ tie_pass_runs(BitonicMultiSort *ms, uint32 *order, TieContext *tc)
 }
 
 /* Milliseconds since t0. */
-static double
-ms_since(instr_time t0)
+double
+BitonicMsSince(instr_time t0)
 {
 	instr_time	t;
 
@@ -355,7 +362,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
 
 	INSTR_TIME_SET_CURRENT(t0);
 	sort_pairs(ms, valued);
-	ms->sort_ms = ms_since(t0);
+	ms->sort_ms = BitonicMsSince(t0);
 
 	INSTR_TIME_SET_CURRENT(t0);
 	if (!exact || ms->ncolumns > 1)
@@ -369,5 +376,5 @@ BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
 	}
 	if (tc.items)
 		pfree(tc.items);
-	ms->tie_ms = ms_since(t0);
+	ms->tie_ms = BitonicMsSince(t0);
 }

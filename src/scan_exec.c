@@ -8,7 +8,6 @@
 
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "portability/instr_time.h"
 #include "utils/memutils.h"
 
 /* Rows the emit loop prefetches ahead of the one it returns. */
@@ -172,17 +171,6 @@ fetch_column(void *arg, uint32 item, int column, Datum *value, bool *isnull)
 						  state->slot->tts_tupleDescriptor, isnull);
 }
 
-/* Milliseconds since t0. */
-static double
-elapsed_ms(instr_time t0)
-{
-	instr_time	t;
-
-	INSTR_TIME_SET_CURRENT(t);
-	INSTR_TIME_SUBTRACT(t, t0);
-	return INSTR_TIME_GET_MILLISEC(t);
-}
-
 /* Sort the rows in memory: pairs, tie pass, then the row pointers in order. */
 static void
 sort_in_memory(BitonicScanState *state)
@@ -213,7 +201,7 @@ sort_in_memory(BitonicScanState *state)
 	pfree(state->tuples);
 	state->tuples = sorted;
 	state->tuples_cap = n;
-	state->sort_ms += elapsed_ms(t0);
+	state->sort_ms += BitonicMsSince(t0);
 	state->phase = BITONIC_PHASE_SORTED;
 }
 
@@ -247,14 +235,14 @@ load_and_sort(BitonicScanState *state)
 			}
 		}
 		if (timed)
-			state->key_ms += elapsed_ms(t0);
+			state->key_ms += BitonicMsSince(t0);
 	}
 
 	if (state->tuplesort != NULL)
 	{
 		INSTR_TIME_SET_CURRENT(t0);
 		tuplesort_performsort(state->tuplesort);
-		state->sort_ms += elapsed_ms(t0);
+		state->sort_ms += BitonicMsSince(t0);
 		state->phase = BITONIC_PHASE_SPILLED;
 	}
 	else
@@ -306,7 +294,7 @@ bitonic_access(ScanState *ss)
 	else
 		slot = next_sorted_row(state, forward);
 	if (timed)
-		state->emit_ms += elapsed_ms(t0);
+		state->emit_ms += BitonicMsSince(t0);
 	return slot;
 }
 

@@ -21,6 +21,7 @@ SIZES=${BENCH_SIZES:-1000000}
 	echo "CREATE TEMP TABLE bench_results (query text, n bigint, native_node text, native_ms float8,"
 	echo "  bitonic_node text, bitonic_ms float8, node_ratio numeric, native_total_ms float8,"
 	echo "  bitonic_total_ms float8, total_ratio numeric);"
+	echo "\\o /dev/null"
 	for n in $SIZES; do
 		echo "DROP TABLE IF EXISTS bench;"
 		echo "CREATE TABLE bench AS SELECT (random() * 1e18)::int8 AS a, random() - 0.5 AS b,"
@@ -33,5 +34,6 @@ SIZES=${BENCH_SIZES:-1000000}
 		echo "SELECT pg_temp.compare('int4, float8', 'SELECT * FROM bench ORDER BY d, b');"
 		echo "SELECT pg_temp.compare('int8 LIMIT 100', 'SELECT * FROM bench ORDER BY a LIMIT 100');"
 	done
+	echo "\\o"
 	echo "SELECT * FROM bench_results;"
 } | psql -X -q -v ON_ERROR_STOP=1 -P footer=off
