@@ -208,13 +208,17 @@ BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item, Datum value, bool isnull)
 	}
 }
 
-/* Bytes held by the arrays. */
+/*
+ * Bytes held by the arrays, plus the tie pass's run buffer where the whole
+ * input is one run (no usable key).
+ */
 size_t
 BitonicMultiSortBytes(const BitonicMultiSort *ms)
 {
 	size_t		pair = ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+	size_t		run = ms->kind == BITONIC_KIND_CONSTANT ? ms->npairs * sizeof(TieItem) : 0;
 
-	return ms->pairs_cap * pair + ms->nulls_cap * sizeof(uint32);
+	return ms->pairs_cap * pair + ms->nulls_cap * sizeof(uint32) + run;
 }
 
 /* Forget the items so the sort can be filled again; release frees the arrays. */

@@ -102,12 +102,16 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 	state->pos = -1;
 }
 
-/* Bytes the node holds now: tuple blocks, the pointer array, the pairs. */
+/*
+ * Bytes the node holds now (tuple blocks, the pointer array, the pairs) and
+ * will need to sort them (the order and the sorted pointers).
+ */
 static size_t
 held_bytes(BitonicScanState *state)
 {
 	return state->block_bytes + state->tuples_cap * sizeof(MinimalTuple) +
-		BitonicMultiSortBytes(&state->ms);
+		BitonicMultiSortBytes(&state->ms) +
+		state->ntuples * (sizeof(uint32) + sizeof(MinimalTuple));
 }
 
 /* Copy the slot's row into the tuple blocks. */
@@ -180,14 +184,18 @@ sort_in_memory(BitonicScanState *state)
 	MinimalTuple *sorted;
 	instr_time	t0;
 
-	state->peak_bytes = Max(state->peak_bytes, held_bytes(state) + n * sizeof(uint32));
+	/* while sorting: blocks, pointers, pairs and the order */
+	state->peak_bytes = Max(state->peak_bytes, state->block_bytes +
+							state->tuples_cap * sizeof(MinimalTuple) +
+							BitonicMultiSortBytes(&state->ms) + n * sizeof(uint32));
 	BitonicMultiSortRun(&state->ms, order, fetch_column, state);
 	state->sort_ms += state->ms.sort_ms;
 	state->tie_ms += state->ms.tie_ms;
 	BitonicMultiSortReset(&state->ms, true);
-	/* the permutation below holds the tuples, the order and the sorted pointers */
+	/* while permuting: blocks, pointers, the order and the sorted pointers */
 	state->peak_bytes = Max(state->peak_bytes, state->block_bytes +
-							n * (2 * sizeof(MinimalTuple) + sizeof(uint32)));
+							state->tuples_cap * sizeof(MinimalTuple) +
+							n * (sizeof(MinimalTuple) + sizeof(uint32)));
 
 	INSTR_TIME_SET_CURRENT(t0);
 	sorted = MemoryContextAllocHuge(state->cxt, Max(n, 1) * sizeof(MinimalTuple));
