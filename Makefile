@@ -6,6 +6,7 @@
 #   make test            the same set-up, then pg_regress and the C unit tests
 #   make unit            build and run the C unit tests only
 #   make bench           benchmark scripts (timings, not tests)
+#   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES)
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -25,9 +26,14 @@ OBJS = \
 	src/sort_run.o \
 	src/array_sort.o \
 	src/info.o \
+	src/multikey.o \
+	src/scan_planner.o \
+	src/scan_exec.o \
+	src/scan_spill.o \
+	src/scan_explain.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_errors bitonic_sort_info gpu_sort_cuda
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_generic gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)
@@ -56,13 +62,16 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo test bench
+.PHONY: demo test bench bench-orderby
 demo:
 	test/scripts/demo.sh
 test:
 	test/scripts/run-tests.sh
 bench: bench-sorters
 	test/scripts/bench.sh
+	test/scripts/bench-orderby.sh
+bench-orderby:
+	test/scripts/bench-orderby.sh
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress

@@ -2,11 +2,10 @@
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 \set VERBOSITY default
 
--- element types without an exact key in this version
-SELECT gpu_sort(ARRAY['b', 'a']::text[]);
-SELECT gpu_sort(ARRAY[1.5, 0.5]::numeric[]);
--- multi-dimensional arrays
-SELECT gpu_sort('{{3,2},{1,0}}'::int4[]);
+-- element types with no btree ordering at all
+SELECT gpu_sort(ARRAY[point(1, 2), point(0, 0)]);
+SELECT gpu_sort(ARRAY['<a/>', '<b/>']::xml[]);
+SELECT gpu_sort('{{"(1,2)"},{"(0,0)"}}'::point[]);
 -- a NULL direction
 SELECT gpu_sort(ARRAY[1, 2], NULL);
 -- not an array at all

@@ -4,30 +4,31 @@
  */
 #include "bitonic_sort.h"
 
+#include "catalog/pg_collation_d.h"
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(gpu_sort);
 
-/* Reject what this version cannot sort, with the reason. */
-static void
-check_sortable(ArrayType *array)
+/* The default btree ordering operator of a type, or an ERROR saying there is none. */
+static Oid
+ordering_operator(Oid typid, bool descending)
 {
-	Oid			elemtype = ARR_ELEMTYPE(array);
+	TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	Oid			op = descending ? tc->gt_opr : tc->lt_opr;
 
-	if (ARR_NDIM(array) > 1)
+	if (!OidIsValid(op))
 		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("gpu_sort does not support %d-dimensional arrays", ARR_NDIM(array)),
-				 errhint("Sort a one-dimensional array.")));
-	if (BitonicKeyWidthForType(elemtype) == BITONIC_KEY_NONE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("gpu_sort does not support arrays of type %s", format_type_be(elemtype)),
-				 errdetail("Supported element types are int2, int4, int8, float4, float8, bool, oid, date, time, timestamp and timestamptz.")));
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("gpu_sort does not support arrays of type %s", format_type_be(typid)),
+				 errdetail("Type %s has no default btree operator class.", format_type_be(typid)),
+				 errhint("Sort arrays of a type that ORDER BY can sort.")));
+	return op;
 }
 
 /* Number of NULL elements of a one-dimensional array. */
@@ -123,6 +124,109 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 	}
 }
 
+/* Element (or sub-array) values of a generic sort, read by the tie pass. */
+typedef struct SliceKeys
+{
+	Datum	   *values;
+	bool	   *nulls;
+} SliceKeys;
+
+/* Tie-pass callback: the value of slice `item`. */
+static void
+fetch_slice(void *arg, uint32 item, int column, Datum *value, bool *isnull)
+{
+	SliceKeys  *keys = (SliceKeys *) arg;
+
+	*value = keys->values[item];
+	*isnull = keys->nulls[item];
+}
+
+/* The sub-arrays along the first dimension of a multi-dimensional array, as array datums. */
+static void
+make_slices(ArrayType *array, Datum *elems, bool *nulls, int nslices, int stride,
+			SliceKeys *keys)
+{
+	Oid			elemtype = ARR_ELEMTYPE(array);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	keys->values = palloc(sizeof(Datum) * Max(nslices, 1));
+	keys->nulls = palloc0(sizeof(bool) * Max(nslices, 1));
+	for (int i = 0; i < nslices; i++)
+		keys->values[i] = PointerGetDatum(construct_md_array(elems + (size_t) i * stride,
+															 nulls + (size_t) i * stride,
+															 ARR_NDIM(array) - 1,
+															 ARR_DIMS(array) + 1,
+															 ARR_LBOUND(array) + 1,
+															 elemtype, typlen, typbyval, typalign));
+}
+
+/*
+ * Sorted copy of any array along its first dimension, in the default btree
+ * order of its element type (of its sub-arrays when multi-dimensional), by
+ * the key machinery of multikey.c: abbreviated keys where the type has them,
+ * the full comparator for ties.
+ */
+static ArrayType *
+sort_generic(ArrayType *array, bool descending, bool nulls_first, Oid collation)
+{
+	Oid			elemtype = ARR_ELEMTYPE(array);
+	int			ndim = ARR_NDIM(array);
+	int			nslices = ARR_DIMS(array)[0];
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	int			stride;
+	SliceKeys	keys;
+	BitonicSortColumn col;
+	BitonicMultiSort ms;
+	uint32	   *order;
+	Datum	   *out_elems;
+	bool	   *out_nulls;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(array, elemtype, typlen, typbyval, typalign, &elems, &nulls, &nelems);
+	stride = nslices > 0 ? nelems / nslices : 0;
+	col.typid = ndim == 1 ? elemtype : get_array_type(elemtype);
+	if (!OidIsValid(col.typid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpu_sort does not support multi-dimensional arrays of type %s",
+						format_type_be(elemtype))));
+	col.sortop = ordering_operator(col.typid, descending);
+	col.collation = OidIsValid(collation) || !type_is_collatable(elemtype) ?
+		collation : DEFAULT_COLLATION_OID;
+	col.nulls_first = nulls_first;
+	if (ndim == 1)
+	{
+		keys.values = elems;
+		keys.nulls = nulls;
+	}
+	else
+		make_slices(array, elems, nulls, nslices, stride, &keys);
+
+	BitonicMultiSortInit(&ms, 1, &col, CurrentMemoryContext);
+	for (int i = 0; i < nslices; i++)
+		BitonicMultiSortAdd(&ms, (uint32) i, keys.values[i], keys.nulls[i]);
+	order = palloc(sizeof(uint32) * Max(nslices, 1));
+	BitonicMultiSortRun(&ms, order, fetch_slice, &keys);
+
+	out_elems = palloc(sizeof(Datum) * Max(nelems, 1));
+	out_nulls = palloc(sizeof(bool) * Max(nelems, 1));
+	for (int i = 0; i < nslices; i++)
+	{
+		memcpy(out_elems + (size_t) i * stride, elems + (size_t) order[i] * stride, sizeof(Datum) * stride);
+		memcpy(out_nulls + (size_t) i * stride, nulls + (size_t) order[i] * stride, sizeof(bool) * stride);
+	}
+	return construct_md_array(out_elems, out_nulls, ndim, ARR_DIMS(array), ARR_LBOUND(array),
+							  elemtype, typlen, typbyval, typalign);
+}
+
 /*
  * gpu_sort(anyarray, descending bool DEFAULT false, nulls_first bool DEFAULT NULL)
  *
@@ -152,18 +256,28 @@ gpu_sort(PG_FUNCTION_ARGS)
 	descending = PG_GETARG_BOOL(1);
 	nulls_first = PG_ARGISNULL(2) ? descending : PG_GETARG_BOOL(2);
 
-	check_sortable(array);
+	(void) ordering_operator(ARR_ELEMTYPE(array), descending);
 	if (ARR_NDIM(array) == 0)
 		PG_RETURN_ARRAYTYPE_P(array);
+
+	/* Sort memory lives in its own context, freed here or by the ERROR path. */
+	sort_cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort gpu_sort",
+									 ALLOCSET_DEFAULT_SIZES);
+	if (ARR_NDIM(array) > 1 || BitonicKeyWidthForType(ARR_ELEMTYPE(array)) == BITONIC_KEY_NONE)
+	{
+		old_cxt = MemoryContextSwitchTo(sort_cxt);
+		result = sort_generic(array, descending, nulls_first, PG_GET_COLLATION());
+		MemoryContextSwitchTo(old_cxt);
+		result = (ArrayType *) DatumGetPointer(datumCopy(PointerGetDatum(result), false, -1));
+		MemoryContextDelete(sort_cxt);
+		PG_RETURN_ARRAYTYPE_P(result);
+	}
 
 	nitems = (size_t) ARR_DIMS(array)[0];
 	nnulls = count_nulls(array, nitems);
 	result = make_result(array, nitems, nnulls, nulls_first,
 						 get_typlen(ARR_ELEMTYPE(array)));
 
-	/* Pairs live in their own context, freed here or by the ERROR path. */
-	sort_cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort gpu_sort",
-									 ALLOCSET_DEFAULT_SIZES);
 	old_cxt = MemoryContextSwitchTo(sort_cxt);
 	sort_values(array, nitems - nnulls, descending, ARR_DATA_PTR(result));
 	MemoryContextSwitchTo(old_cxt);

@@ -2,6 +2,7 @@
  * bitonic_sort.c — module entry point.
  */
 #include "bitonic_sort.h"
+#include "scan.h"
 
 #include "fmgr.h"
 
@@ -14,4 +15,5 @@ void
 _PG_init(void)
 {
 	BitonicGucInit();
+	BitonicScanPlannerInit();
 }

@@ -9,6 +9,8 @@
 #include "postgres.h"
 
 #include "core/bs_sort.h"
+#include "portability/instr_time.h"
+#include "utils/sortsupport.h"
 
 /* guc.c */
 typedef enum BitonicDevice
@@ -23,12 +25,15 @@ extern int	bitonic_sort_algorithm;	/* a bs_algorithm */
 extern int	bitonic_sort_cpu_threads;
 extern int	bitonic_sort_gpu_memory_limit;	/* MB */
 extern char *bitonic_sort_emu_fail;	/* emulated builds only */
+extern bool bitonic_sort_enable;
+extern int	bitonic_sort_min_rows;
 extern void BitonicGucInit(void);
 
 /* sort_run.c */
 extern void BitonicSortPairs32(bs_pair32 *pairs, size_t n);
 extern void BitonicSortPairs64(bs_pair64 *pairs, size_t n);
 extern bool BitonicGpuUsable(const char **reason);
+extern void BitonicSortDescribe(double n, const char **backend, const char **algorithm);
 
 /* keys.c */
 typedef enum BitonicKeyWidth
@@ -43,5 +48,69 @@ extern void BitonicKeysFromArray32(Oid typid, const char *values, size_t n,
 								   bool descending, bs_pair32 *pairs);
 extern void BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
 								   bool descending, bs_pair64 *pairs);
+extern uint32 BitonicKey32FromDatum(Oid typid, Datum value);
+extern uint64 BitonicKey64FromDatum(Oid typid, Datum value);
+
+/* multikey.c */
+
+/* One sort column: what ORDER BY says about it. */
+typedef struct BitonicSortColumn
+{
+	Oid			typid;
+	Oid			sortop;			/* btree "<" or ">" of some opfamily */
+	Oid			collation;
+	bool		nulls_first;
+} BitonicSortColumn;
+
+/* How the first column becomes the normalised key of the pairs. */
+typedef enum BitonicKeyKind
+{
+	BITONIC_KIND_EXACT32,		/* exact 32-bit key of a fixed-width type */
+	BITONIC_KIND_EXACT64,		/* exact 64-bit key of a fixed-width type */
+	BITONIC_KIND_ABBREV,		/* SortSupport abbreviated key; ties need the comparator */
+	BITONIC_KIND_CONSTANT		/* no usable key: the comparator sorts everything */
+} BitonicKeyKind;
+
+/* Reads column `column` of item `item` for the tie pass. */
+typedef void (*BitonicFetchFn) (void *arg, uint32 item, int column,
+								Datum *value, bool *isnull);
+
+/*
+ * A sort of numbered items by several columns.  The caller adds each item's
+ * first-column value in input order; the tie pass fetches the other columns
+ * (and the full first-column value) through a callback.
+ */
+typedef struct BitonicMultiSort
+{
+	MemoryContext cxt;			/* where the arrays live */
+	int			ncolumns;
+	SortSupport ssup;			/* full comparators, one per column */
+	SortSupportData abbrev;		/* first column's abbreviation, for ABBREV */
+	BitonicKeyKind kind;
+	Oid			first_type;
+	bool		descending;		/* first column */
+	bool		nulls_first;	/* first column */
+	bs_pair32  *pairs32;		/* EXACT32 */
+	bs_pair64  *pairs64;		/* every other kind */
+	size_t		npairs;
+	size_t		pairs_cap;
+	uint32	   *nulls;			/* items whose first column is NULL, in order */
+	size_t		nnulls;
+	size_t		nulls_cap;
+	double		sort_ms;		/* time in the pair sort of the last run */
+	double		tie_ms;			/* time in the tie pass of the last run */
+} BitonicMultiSort;
+
+extern void BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
+								 const BitonicSortColumn *columns,
+								 MemoryContext cxt);
+extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
+								Datum value, bool isnull);
+extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);
+extern void BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order,
+								BitonicFetchFn fetch, void *arg);
+extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
+extern const char *BitonicKeyKindName(BitonicKeyKind kind);
+extern double BitonicMsSince(instr_time t0);
 
 #endif							/* BITONIC_SORT_H */

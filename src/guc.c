@@ -3,6 +3,8 @@
  */
 #include "bitonic_sort.h"
 
+#include <limits.h>
+
 #include "utils/guc.h"
 
 int			bitonic_sort_device = BITONIC_DEVICE_AUTO;
@@ -10,6 +12,8 @@ int			bitonic_sort_algorithm = BS_ALGO_AUTO;
 int			bitonic_sort_cpu_threads = 1;
 int			bitonic_sort_gpu_memory_limit = 1024;
 char	   *bitonic_sort_emu_fail = NULL;
+bool		bitonic_sort_enable = true;
+int			bitonic_sort_min_rows = 10000;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", BITONIC_DEVICE_AUTO, false},
@@ -88,6 +92,24 @@ BitonicGucInit(void)
 							   0,
 							   NULL, NULL, NULL);
 #endif
+	DefineCustomBoolVariable("bitonic_sort.enable",
+							 "Enables the planner's use of the BitonicSort custom scan for ORDER BY.",
+							 "When off, ORDER BY always uses PostgreSQL's own Sort node.",
+							 &bitonic_sort_enable,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("bitonic_sort.min_rows",
+							"Sets the estimated row count from which ORDER BY may use BitonicSort.",
+							"Valid range is 0 to 2147483647; below it the planner keeps the native Sort.",
+							&bitonic_sort_min_rows,
+							10000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("bitonic_sort");
 }

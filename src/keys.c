@@ -80,6 +80,48 @@ BitonicKeyWidthForType(Oid typid)
 	}
 }
 
+/* Exact key of one non-null datum of a 32-bit-key type, ascending. */
+uint32
+BitonicKey32FromDatum(Oid typid, Datum value)
+{
+	switch (typid)
+	{
+		case BOOLOID:
+			return DatumGetBool(value) ? 1 : 0;
+		case INT2OID:
+			return key_from_int32(DatumGetInt16(value));
+		case INT4OID:
+		case DATEOID:
+			return key_from_int32(DatumGetInt32(value));
+		case OIDOID:
+			return (uint32) DatumGetObjectId(value);
+		case FLOAT4OID:
+			return key_from_float4(DatumGetFloat4(value));
+		default:
+			elog(ERROR, "type %u has no 32-bit key", typid);
+	}
+	return 0;					/* keep the compiler quiet */
+}
+
+/* Exact key of one non-null datum of a 64-bit-key type, ascending. */
+uint64
+BitonicKey64FromDatum(Oid typid, Datum value)
+{
+	switch (typid)
+	{
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return key_from_int64(DatumGetInt64(value));
+		case FLOAT8OID:
+			return key_from_float8(DatumGetFloat8(value));
+		default:
+			elog(ERROR, "type %u has no 64-bit key", typid);
+	}
+	return 0;					/* keep the compiler quiet */
+}
+
 /* Loop over n packed values of C type ctype, storing (key ^ flip, index). */
 #define FILL_PAIRS32(ctype, keyexpr) \
 	do { \

@@ -74,30 +74,53 @@ gpu_error(void)
 #endif
 }
 
+/* The backend a sort of n pairs runs on, per bitonic_sort.device; never an ERROR. */
+static bs_backend
+choose_backend(size_t n)
+{
+	const char *reason;
+
+	if (bitonic_sort_device == BITONIC_DEVICE_GPU ||
+		(bitonic_sort_device == BITONIC_DEVICE_AUTO && n >= GPU_AUTO_MIN_PAIRS &&
+		 BitonicGpuUsable(&reason)))
+		return BS_BACKEND_CUDA;
+	return BS_BACKEND_CPU;
+}
+
 /* Fill the core's options from the settings, after the device check. */
 static void
 prepare_options(bs_options *opt, size_t n)
 {
 	const char *reason;
 
-	opt->backend = BS_BACKEND_CPU;
-	if (bitonic_sort_device == BITONIC_DEVICE_GPU)
-	{
-		if (!BitonicGpuUsable(&reason))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("no usable GPU for bitonic_sort.device = gpu"),
-					 errdetail("%s.", reason),
-					 errhint("Set bitonic_sort.device to \"auto\" or \"cpu\" to sort on the CPU.")));
-		opt->backend = BS_BACKEND_CUDA;
-	}
-	else if (bitonic_sort_device == BITONIC_DEVICE_AUTO && n >= GPU_AUTO_MIN_PAIRS &&
-			 BitonicGpuUsable(&reason))
-		opt->backend = BS_BACKEND_CUDA;
+	if (bitonic_sort_device == BITONIC_DEVICE_GPU && !BitonicGpuUsable(&reason))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("no usable GPU for bitonic_sort.device = gpu"),
+				 errdetail("%s.", reason),
+				 errhint("Set bitonic_sort.device to \"auto\" or \"cpu\" to sort on the CPU.")));
+	opt->backend = choose_backend(n);
 	opt->algorithm = (bs_algorithm) bitonic_sort_algorithm;
 	opt->threads = bitonic_sort_cpu_threads;
 	opt->hooks = &pg_hooks;
 	opt->comparisons = NULL;
+}
+
+/*
+ * The backend and algorithm a sort of about n pairs uses, for EXPLAIN; never
+ * an ERROR (EXPLAIN of a plan must work whatever the device setting).
+ */
+void
+BitonicSortDescribe(double n, const char **backend, const char **algorithm)
+{
+	size_t		pairs = n < 0 ? 0 : (size_t) n;
+	bs_backend	be = choose_backend(pairs);
+	bs_algorithm algo = (bs_algorithm) bitonic_sort_algorithm;
+
+	if (algo == BS_ALGO_AUTO)
+		algo = bs_choose_algorithm(be, pairs);
+	*backend = be == BS_BACKEND_CUDA ? "gpu" : "cpu";
+	*algorithm = bs_algorithm_name(algo);
 }
 
 /* Raise an ERROR for a failed sort. */

@@ -29,14 +29,17 @@ bs_auto_threshold(bs_backend backend)
 }
 
 /*
- * The algorithm BS_ALGO_AUTO resolves to for n pairs on a backend: on the
- * CPU the fastest correct sorter of this build, Highway's vqsort where it is
- * built in, otherwise the faster of our two bitonic sorters for this n.
+ * The algorithm BS_ALGO_AUTO resolves to for n pairs on a backend: the
+ * standard bitonic sorter on the GPU; on the CPU the fastest correct sorter
+ * of this build, Highway's vqsort where it is built in, otherwise the faster
+ * of our two bitonic sorters for this n.
  */
 bs_algorithm
 bs_choose_algorithm(bs_backend backend, size_t n)
 {
-	if (backend == BS_BACKEND_CPU && bs_cpu_has_vqsort())
+	if (backend == BS_BACKEND_CUDA)
+		return BS_ALGO_BITONIC;
+	if (bs_cpu_has_vqsort())
 		return BS_ALGO_VQSORT;
 	return n < bs_auto_threshold(backend) ? BS_ALGO_ADAPTIVE : BS_ALGO_BITONIC;
 }

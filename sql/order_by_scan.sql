@@ -1,0 +1,269 @@
+-- ORDER BY through the BitonicSort custom scan: when the planner picks it,
+-- and that it returns exactly what the native Sort returns.
+CREATE EXTENSION IF NOT EXISTS bitonic_sort;
+SET work_mem = '64MB';
+
+-- a table of every sortable type: NULLs, duplicates, NaN, extremes
+CREATE TYPE obs_pair AS (x int, y text);
+CREATE TABLE obs (
+  id int PRIMARY KEY, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8,
+  b bool, o oid, d date, tm time, ts timestamp, tz timestamptz,
+  t text, v varchar(20), c char(3), n numeric, u uuid, by bytea,
+  iv interval, ar int4[], rc obs_pair);
+INSERT INTO obs
+SELECT i,
+  CASE i % 11 WHEN 0 THEN NULL WHEN 1 THEN -32768 WHEN 2 THEN 32767 ELSE (i * 37) % 201 - 100 END,
+  CASE i % 12 WHEN 0 THEN NULL WHEN 1 THEN -2147483648 WHEN 2 THEN 2147483647 ELSE (i * 7919) % 1001 - 500 END,
+  CASE i % 13 WHEN 0 THEN NULL WHEN 1 THEN -9223372036854775808 WHEN 2 THEN 9223372036854775807 ELSE ((i * 104729) % 5003 - 2500)::int8 * 1000000007 END,
+  CASE i % 14 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN '-Infinity' WHEN 3 THEN 'Infinity' WHEN 4 THEN '-0' WHEN 5 THEN 0 ELSE ((i * 31) % 301 - 150) / 7.0 END,
+  CASE i % 15 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN '-Infinity' WHEN 3 THEN 'Infinity' WHEN 4 THEN '-0' WHEN 5 THEN 0 WHEN 6 THEN 1e-300 ELSE ((i * 7907) % 4001 - 2000) / 3.0 END,
+  CASE i % 5 WHEN 0 THEN NULL ELSE i % 3 = 0 END,
+  CASE i % 16 WHEN 0 THEN NULL WHEN 1 THEN 4294967295 ELSE (i * 13) % 97 END,
+  CASE i % 17 WHEN 0 THEN NULL WHEN 1 THEN '4713-01-01 BC'::date WHEN 2 THEN 'infinity' WHEN 3 THEN '-infinity' ELSE date '2000-01-01' + (i * 17) % 3000 - 1500 END,
+  CASE i % 18 WHEN 0 THEN NULL ELSE time '00:00' + ((i * 7) % 1440) * interval '1 minute' END,
+  CASE i % 19 WHEN 0 THEN NULL WHEN 1 THEN 'infinity' WHEN 2 THEN '-infinity' ELSE timestamp '2000-01-01' + ((i * 7919) % 100000) * interval '1 hour' END,
+  CASE i % 20 WHEN 0 THEN NULL ELSE timestamptz '2000-01-01 00:00+00' + ((i * 7907) % 100000) * interval '1 minute' END,
+  CASE i % 9 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'É' WHEN 3 THEN 'e' WHEN 4 THEN 'E'
+    ELSE substr(md5((i % 400)::text), 1, 1 + i % 5) || CASE WHEN i % 4 = 0 THEN ' Z' ELSE '' END END,
+  CASE i % 10 WHEN 0 THEN NULL ELSE upper(substr(md5((i % 300)::text), 1, 2 + i % 12)) END,
+  CASE i % 8 WHEN 0 THEN NULL ELSE chr(97 + i % 5) || chr(65 + i % 3) END,
+  CASE i % 7 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 1e100 WHEN 3 THEN -1e100 ELSE ((i * 7919) % 2001 - 1000) / 7.0 END,
+  CASE i % 6 WHEN 0 THEN NULL ELSE md5((i % 500)::text)::uuid END,
+  CASE i % 21 WHEN 0 THEN NULL ELSE decode(substr(md5((i % 250)::text), 1, 2 * (i % 4)), 'hex') END,
+  CASE i % 22 WHEN 0 THEN NULL ELSE ((i * 13) % 400) * interval '1 hour' + (i % 3) * interval '1 month' END,
+  CASE i % 23 WHEN 0 THEN NULL WHEN 1 THEN '{}' ELSE ARRAY[(i * 7) % 5, CASE WHEN i % 4 = 0 THEN NULL ELSE i % 3 END] END,
+  CASE i % 24 WHEN 0 THEN NULL ELSE ROW(i % 6, CASE WHEN i % 5 = 0 THEN NULL ELSE chr(97 + i % 4) END)::obs_pair END
+FROM generate_series(1, 3000) i;
+ANALYZE obs;
+
+-- bs_compare(query): runs the query with BitonicSort forced (Sort disabled)
+-- and with BitonicSort off; 'same' when the rows come back identical and in
+-- the same order, otherwise how many positions differ.
+CREATE FUNCTION bs_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  used bool := false;
+  a text[];
+  b text[];
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    used := used OR line LIKE '%Custom Scan (BitonicSort)%';
+  END LOOP;
+  EXECUTE format('SELECT array_agg(x::text) FROM (%s) x', q) INTO a;
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  EXECUTE format('SELECT array_agg(x::text) FROM (%s) x', q) INTO b;
+  IF NOT used THEN
+    RETURN 'BitonicSort not used';
+  END IF;
+  IF a IS NOT DISTINCT FROM b THEN
+    RETURN 'same';
+  END IF;
+  RETURN format('%s of %s rows differ', (SELECT count(*) FROM unnest(a, b) u(x, y) WHERE x IS DISTINCT FROM y), cardinality(b));
+END $$;
+
+-- when the planner picks the node: at the measured speed of the CPU
+-- bitonic network the native Sort is cheaper, so it keeps the Sort ...
+SET bitonic_sort.min_rows = 0;
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY i8;
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t COLLATE "C", id;
+-- ... and with Sort disabled the node is used wherever it is offered
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY i8;          -- exact key
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t COLLATE "C", id;  -- abbreviated key
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t;           -- strcoll: no key, comparison sort
+EXPLAIN (COSTS OFF) SELECT i4 + 1 AS k, t FROM obs ORDER BY 1 DESC NULLS LAST, i8;
+EXPLAIN (COSTS OFF, VERBOSE) SELECT id, upper(t) FROM obs ORDER BY f8 DESC, v COLLATE "C" NULLS FIRST, ar;
+-- where it is not offered
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY i8 LIMIT 10; -- top-N heap sort: native
+EXPLAIN (COSTS OFF) SELECT * FROM obs WHERE id < 100 ORDER BY id;  -- index order: no sort
+SET bitonic_sort.min_rows = 100000;
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY i8;          -- too few rows
+SET bitonic_sort.min_rows = 0;
+SET bitonic_sort.enable = off;
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY i8;          -- switched off
+RESET bitonic_sort.enable;
+RESET enable_sort;
+
+-- every type, both directions, both NULL placements, against the native Sort
+SELECT count(*) AS queries, count(*) FILTER (WHERE r = 'same') AS same
+FROM (SELECT bs_compare(format('SELECT id, %I FROM obs ORDER BY %I %s, id', col, col, dir)) r
+      FROM unnest(ARRAY['i2','i4','i8','f4','f8','b','o','d','tm','ts','tz','t','v','c','n','u','by','iv','ar','rc']) col,
+           unnest(ARRAY['ASC', 'DESC', 'ASC NULLS FIRST', 'DESC NULLS LAST']) dir) s;
+-- same, printing any query that differs (none)
+SELECT col, dir, r
+FROM (SELECT col, dir, bs_compare(format('SELECT id, %I FROM obs ORDER BY %I %s, id', col, col, dir)) r
+      FROM unnest(ARRAY['i2','i8','f8','t','n','u']) col,
+           unnest(ARRAY['ASC', 'DESC NULLS LAST']) dir) s
+WHERE r <> 'same';
+
+-- several keys, expressions, keys not in the select list, collations
+SELECT bs_compare('SELECT id FROM obs ORDER BY b, i2 DESC, f4 NULLS FIRST, id');
+SELECT bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C" DESC, n, id');
+SELECT bs_compare('SELECT id, t FROM obs ORDER BY t, id');
+SELECT bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "und-x-icu", id');
+SELECT bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "en-x-icu" DESC NULLS LAST, v COLLATE "C", id');
+SELECT bs_compare('SELECT id FROM obs ORDER BY i4 % 7, -(i4::int8), f8 * 2 DESC, id');
+SELECT bs_compare('SELECT id, length(t) FROM obs ORDER BY lower(v), c DESC, id');
+SELECT bs_compare('SELECT id FROM obs ORDER BY rc DESC, ar, iv, by NULLS FIRST, id');
+SELECT bs_compare('SELECT id FROM obs ORDER BY tz, ts DESC, d, tm, o, id');
+SELECT bs_compare('SELECT v, count(*) FROM obs GROUP BY v ORDER BY count(*) DESC, v');
+SELECT bs_compare('SELECT t, i2 FROM obs ORDER BY t USING ~<~, i2 USING >, id');
+
+-- ties come out in input order: the node's ORDER BY keys against the
+-- native Sort's ORDER BY keys, ctid (the order a seq scan reads)
+CREATE FUNCTION bs_ties(keys text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  a int[];
+  b int[];
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  EXECUTE format('SELECT array_agg(id) FROM (SELECT id FROM obs ORDER BY %s) x', keys) INTO a;
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  EXECUTE format('SELECT array_agg(id) FROM (SELECT id FROM obs ORDER BY %s, ctid) x', keys) INTO b;
+  RETURN CASE WHEN a = b THEN 'input order' ELSE 'differs' END;
+END $$;
+SELECT bs_ties('i2') AS exact_key,
+       bs_ties('t COLLATE "C"') AS abbreviated_key,
+       bs_ties('n DESC') AS numeric_key,
+       bs_ties('t') AS no_key,
+       bs_ties('b, i4 % 3') AS two_keys,
+       bs_ties('f4 DESC NULLS LAST, c') AS nulls;
+
+-- LIMIT / OFFSET, subqueries, CTEs, UNION, DISTINCT, window input
+SELECT bs_compare('SELECT id FROM obs ORDER BY f4 DESC, id OFFSET 2990');
+SELECT bs_compare('SELECT * FROM (SELECT id, i8 FROM obs WHERE i2 > 0 ORDER BY i8, id LIMIT 2000) s WHERE id % 2 = 0');
+SELECT bs_compare('WITH w AS MATERIALIZED (SELECT id, f8 FROM obs ORDER BY f8 DESC, id) SELECT * FROM w');
+SELECT bs_compare('SELECT * FROM (SELECT i2 AS k, t AS s FROM obs UNION ALL SELECT (i4 % 100)::int2, v FROM obs) u ORDER BY s COLLATE "C", k');
+SELECT bs_compare('SELECT x FROM (SELECT DISTINCT i2 % 50 AS x FROM obs) d ORDER BY x DESC');
+SELECT bs_compare('SELECT id, (SELECT max(o2.id) FROM obs o2 WHERE o2.i2 = obs.i2) FROM obs ORDER BY i4, id');
+
+-- rescans: correlated subquery and nested loop with changing parameters,
+-- and a rescan without parameters that replays the sorted rows
+SELECT bs_compare($q$SELECT k, (SELECT string_agg(id::text, ',') FROM (SELECT id FROM obs WHERE obs.i2 % 5 = g.k ORDER BY f8, id) s) FROM generate_series(-4, 4) g(k)$q$);
+SELECT bs_compare($q$SELECT g.k, s.id FROM generate_series(1, 3) g(k), LATERAL (SELECT id FROM obs WHERE i4 % 3 = g.k - 2 ORDER BY t COLLATE "C", id) s$q$);
+SET enable_material = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT g.k, s.id FROM generate_series(1, 3) g(k), (SELECT id FROM obs ORDER BY i8 DESC, id OFFSET 0) s;
+RESET enable_sort;
+SELECT bs_compare('SELECT g.k, s.id FROM generate_series(1, 3) g(k), (SELECT id FROM obs ORDER BY i8 DESC, id OFFSET 0) s');
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+
+-- scrollable cursor, forced node: FETCH forward, backward, absolute
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT id, f8 FROM obs ORDER BY f8 DESC, id;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, f8 FROM obs ORDER BY f8 DESC, id;
+FETCH 4 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 3 FROM c;
+FETCH ABSOLUTE 6 FROM c;
+FETCH RELATIVE -5 FROM c;
+FETCH BACKWARD 1 FROM c;
+FETCH FORWARD 2 FROM c;
+MOVE LAST IN c;
+FETCH NEXT FROM c;
+FETCH PRIOR FROM c;
+COMMIT;
+RESET enable_sort;
+-- the same moves through plpgsql, node forced and native, compared
+CREATE FUNCTION bs_cursor_trace(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor;
+  r record;
+  trace text := '';
+BEGIN
+  OPEN c SCROLL FOR EXECUTE q;
+  FOR step IN 1..4 LOOP FETCH NEXT FROM c INTO r; trace := trace || coalesce(r::text, '-'); END LOOP;
+  FOR step IN 1..2 LOOP FETCH PRIOR FROM c INTO r; trace := trace || coalesce(r::text, '-'); END LOOP;
+  FETCH LAST FROM c INTO r; trace := trace || coalesce(r::text, '-');
+  FOR step IN 1..3 LOOP FETCH PRIOR FROM c INTO r; trace := trace || coalesce(r::text, '-'); END LOOP;
+  FETCH ABSOLUTE 6 FROM c INTO r; trace := trace || coalesce(r::text, '-');
+  FETCH RELATIVE -5 FROM c INTO r; trace := trace || coalesce(r::text, '-');
+  FETCH PRIOR FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  FETCH NEXT FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  MOVE LAST IN c;
+  FETCH NEXT FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  FETCH PRIOR FROM c INTO r; trace := trace || CASE WHEN FOUND THEN r::text ELSE '-' END;
+  CLOSE c;
+  RETURN trace;
+END $$;
+CREATE FUNCTION bs_cursor_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  a text;
+  b text;
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  a := bs_cursor_trace(q);
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  b := bs_cursor_trace(q);
+  RETURN CASE WHEN a = b THEN 'same' ELSE 'differs' END;
+END $$;
+SELECT bs_cursor_compare('SELECT id, f8 FROM obs ORDER BY f8 DESC, id') AS exact,
+       bs_cursor_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C", id DESC') AS abbreviated,
+       bs_cursor_compare('SELECT id, n FROM obs ORDER BY n NULLS FIRST, i2, id') AS several_keys;
+
+-- partitioned table
+CREATE TABLE obs_part (id int, k int8, t text) PARTITION BY RANGE (id);
+CREATE TABLE obs_part_1 PARTITION OF obs_part FOR VALUES FROM (MINVALUE) TO (1000);
+CREATE TABLE obs_part_2 PARTITION OF obs_part FOR VALUES FROM (1000) TO (MAXVALUE);
+INSERT INTO obs_part SELECT id, i8, t FROM obs;
+ANALYZE obs_part;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT * FROM obs_part ORDER BY k, id;
+RESET enable_sort;
+SELECT bs_compare('SELECT * FROM obs_part ORDER BY k, id');
+SELECT bs_compare('SELECT * FROM obs_part ORDER BY t COLLATE "C" DESC, id');
+
+-- parallel plans: the node sits above Gather
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT id, i8 FROM obs WHERE i2 > -50 ORDER BY i8, id;
+RESET enable_sort;
+SELECT bs_compare('SELECT id, i8 FROM obs WHERE i2 > -50 ORDER BY i8, id');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+-- EXPLAIN in every format shows the keys, backend and algorithm
+CREATE FUNCTION bs_explain(q text, opts text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE format('EXPLAIN (%s) %s', opts, q) LOOP
+    -- times and sizes vary from run to run
+    RETURN NEXT regexp_replace(line, '(time=|Time": |Time: |Memory": |Memory: |Used": |Used: )[0-9.]+', '\1N', 'g');
+  END LOOP;
+END $$;
+SET enable_sort = off;
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t COLLATE "C" DESC, f8 NULLS FIRST', 'COSTS OFF');
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t COLLATE "C" DESC, f8 NULLS FIRST', 'COSTS OFF, FORMAT JSON');
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'COSTS OFF, FORMAT YAML');
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'COSTS OFF, FORMAT XML');
+-- with ANALYZE: rows, memory and the time of each phase
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'ANALYZE, COSTS OFF, SUMMARY OFF');
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, FORMAT JSON');
+
+-- spill: with a small work_mem the node hands its rows to tuplesort
+SET work_mem = '64kB';
+SELECT * FROM bs_explain('SELECT * FROM obs ORDER BY f8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF');
+RESET enable_sort;
+SELECT bs_compare('SELECT * FROM obs ORDER BY f8, id');
+SELECT bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C" DESC, i2, id');
+SELECT bs_compare($q$SELECT k, (SELECT string_agg(id::text, ',') FROM (SELECT id, t FROM obs WHERE obs.i2 % 3 = g.k ORDER BY t, id) s) FROM generate_series(-2, 2) g(k)$q$);
+SELECT bs_cursor_compare('SELECT id, f8 FROM obs ORDER BY f8 DESC, id') AS spilled_cursor;
+RESET work_mem;

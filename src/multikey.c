@@ -1,0 +1,384 @@
+/*
+ * multikey.c — sorting numbered items by several ORDER BY columns with
+ * key/pointer pairs.
+ *
+ * The first column becomes the pairs' normalised key: an exact key for the
+ * fixed-width types of keys.c, else the SortSupport abbreviated key where its
+ * comparator is a plain integer comparison, else a constant.  NULLs of the
+ * first column are split off in input order.  After the pair sort, a tie
+ * pass re-sorts every run of equal keys (and the NULL group) with the full
+ * comparators of all columns, the item number breaking the last tie, so the
+ * result is the order of ORDER BY with ties in input order.
+ */
+#include "bitonic_sort.h"
+
+#include "access/stratnum.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/typcache.h"
+
+/* State of the tie pass, handed to qsort. */
+typedef struct TieContext
+{
+	BitonicMultiSort *ms;
+	BitonicFetchFn fetch;
+	void	   *arg;
+	int			first_column;	/* columns before this one are known equal */
+	struct TieItem *items;		/* buffer for one run */
+	size_t		items_cap;
+} TieContext;
+
+/* One item of a run, with its first compared column fetched once. */
+typedef struct TieItem
+{
+	Datum		value;
+	uint32		item;
+	bool		isnull;
+} TieItem;
+
+/* Whether sortop is the default btree "<" or ">" of a type with an exact key. */
+static bool
+has_exact_key(const BitonicSortColumn *col)
+{
+	Oid			typid = getBaseType(col->typid);
+	TypeCacheEntry *tc;
+
+	if (BitonicKeyWidthForType(typid) == BITONIC_KEY_NONE)
+		return false;
+	tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	return col->sortop == tc->lt_opr || col->sortop == tc->gt_opr;
+}
+
+/* Fill a SortSupport for one column; abbreviate asks for abbreviated keys. */
+static void
+prepare_ssup(SortSupport ssup, const BitonicSortColumn *col, bool abbreviate,
+			 MemoryContext cxt)
+{
+	memset(ssup, 0, sizeof(SortSupportData));
+	ssup->ssup_cxt = cxt;
+	ssup->ssup_collation = col->collation;
+	ssup->ssup_nulls_first = col->nulls_first;
+	ssup->abbreviate = abbreviate;
+	PrepareSortSupportFromOrderingOp(col->sortop, ssup);
+}
+
+/* Whether an abbreviated comparator is one whose order a plain key can carry. */
+static bool
+abbrev_is_integer(SortSupport ssup)
+{
+	return ssup->abbrev_converter != NULL &&
+		(ssup->comparator == ssup_datum_unsigned_cmp ||
+		 ssup->comparator == ssup_datum_signed_cmp ||
+		 ssup->comparator == ssup_datum_int32_cmp);
+}
+
+/*
+ * Set up a sort of items by `ncolumns` columns.  The comparators live in the
+ * current memory context, the item arrays in cxt.
+ */
+void
+BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
+					 const BitonicSortColumn *columns, MemoryContext cxt)
+{
+	MemoryContext here = CurrentMemoryContext;
+
+	memset(ms, 0, sizeof(BitonicMultiSort));
+	ms->cxt = cxt;
+	ms->ncolumns = ncolumns;
+	ms->ssup = palloc0(sizeof(SortSupportData) * ncolumns);
+	for (int i = 0; i < ncolumns; i++)
+		prepare_ssup(&ms->ssup[i], &columns[i], false, here);
+	ms->first_type = getBaseType(columns[0].typid);
+	ms->descending = ms->ssup[0].ssup_reverse;
+	ms->nulls_first = columns[0].nulls_first;
+
+	if (has_exact_key(&columns[0]))
+		ms->kind = BitonicKeyWidthForType(ms->first_type) == BITONIC_KEY_32 ?
+			BITONIC_KIND_EXACT32 : BITONIC_KIND_EXACT64;
+	else
+	{
+		prepare_ssup(&ms->abbrev, &columns[0], true, here);
+		ms->kind = abbrev_is_integer(&ms->abbrev) ?
+			BITONIC_KIND_ABBREV : BITONIC_KIND_CONSTANT;
+	}
+}
+
+/* Name of a key kind, for EXPLAIN. */
+const char *
+BitonicKeyKindName(BitonicKeyKind kind)
+{
+	switch (kind)
+	{
+		case BITONIC_KIND_EXACT32:
+			return "exact 32-bit";
+		case BITONIC_KIND_EXACT64:
+			return "exact 64-bit";
+		case BITONIC_KIND_ABBREV:
+			return "abbreviated 64-bit";
+		case BITONIC_KIND_CONSTANT:
+			return "none";
+	}
+	return "unknown";
+}
+
+/* Unsigned 64-bit key of an abbreviated datum, ascending. */
+static inline uint64
+abbrev_key(BitonicMultiSort *ms, Datum value)
+{
+	Datum		abbr = ms->abbrev.abbrev_converter(value, &ms->abbrev);
+
+	if (ms->abbrev.comparator == ssup_datum_unsigned_cmp)
+		return (uint64) abbr;
+	if (ms->abbrev.comparator == ssup_datum_signed_cmp)
+		return (uint64) DatumGetInt64(abbr) ^ UINT64_C(0x8000000000000000);
+	return (uint64) (uint32) DatumGetInt32(abbr) ^ UINT64_C(0x80000000);
+}
+
+/* ERROR for more items than 32-bit pointers can number. */
+static void
+report_too_many(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("too many rows to sort with bitonic_sort"),
+			 errdetail("At most %zu rows fit into 32-bit pointers.", (size_t) BS_MAX_PAIRS),
+			 errhint("Set bitonic_sort.enable to off for this query.")));
+}
+
+/* Grow an array of elements of size elsize to hold at least need of them. */
+static void *
+grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsize)
+{
+	size_t		newcap = Max(*cap * 2, Max(need, 1024));
+
+	if (newcap > BS_MAX_PAIRS)
+		newcap = Max(need, BS_MAX_PAIRS);
+	if (need > BS_MAX_PAIRS)
+		report_too_many();
+	*cap = newcap;
+	if (array == NULL)
+		return MemoryContextAllocHuge(cxt, newcap * elsize);
+	return repalloc_huge(array, newcap * elsize);
+}
+
+/* Add item number `item` (increasing, from 0) with its first-column value. */
+void
+BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item, Datum value, bool isnull)
+{
+	if (item >= BS_MAX_PAIRS)
+		report_too_many();
+	if (isnull)
+	{
+		if (ms->nnulls == ms->nulls_cap)
+			ms->nulls = grow_array(ms->cxt, ms->nulls, &ms->nulls_cap,
+								   ms->nnulls + 1, sizeof(uint32));
+		ms->nulls[ms->nnulls++] = item;
+		return;
+	}
+	if (ms->npairs == ms->pairs_cap)
+	{
+		if (ms->kind == BITONIC_KIND_EXACT32)
+			ms->pairs32 = grow_array(ms->cxt, ms->pairs32, &ms->pairs_cap,
+									 ms->npairs + 1, sizeof(bs_pair32));
+		else
+			ms->pairs64 = grow_array(ms->cxt, ms->pairs64, &ms->pairs_cap,
+									 ms->npairs + 1, sizeof(bs_pair64));
+	}
+	if (ms->kind == BITONIC_KIND_EXACT32)
+	{
+		uint32		key = BitonicKey32FromDatum(ms->first_type, value);
+
+		ms->pairs32[ms->npairs++] = bs_pack32(ms->descending ? ~key : key, item);
+	}
+	else
+	{
+		bs_pair64  *p = &ms->pairs64[ms->npairs++];
+		uint64		key;
+
+		if (ms->kind == BITONIC_KIND_EXACT64)
+			key = BitonicKey64FromDatum(ms->first_type, value);
+		else if (ms->kind == BITONIC_KIND_ABBREV)
+			key = abbrev_key(ms, value);
+		else
+			key = 0;
+		p->key = ms->descending ? ~key : key;
+		p->ptr = item;
+		p->pad = 0;
+	}
+}
+
+/*
+ * Bytes held by the arrays, plus the tie pass's run buffer where the whole
+ * input is one run (no usable key).
+ */
+size_t
+BitonicMultiSortBytes(const BitonicMultiSort *ms)
+{
+	size_t		pair = ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+	size_t		run = ms->kind == BITONIC_KIND_CONSTANT ? ms->npairs * sizeof(TieItem) : 0;
+
+	return ms->pairs_cap * pair + ms->nulls_cap * sizeof(uint32) + run;
+}
+
+/* Forget the items so the sort can be filled again; release frees the arrays. */
+void
+BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
+{
+	ms->npairs = 0;
+	ms->nnulls = 0;
+	if (!release)
+		return;
+	if (ms->pairs32)
+		pfree(ms->pairs32);
+	if (ms->pairs64)
+		pfree(ms->pairs64);
+	if (ms->nulls)
+		pfree(ms->nulls);
+	ms->pairs32 = NULL;
+	ms->pairs64 = NULL;
+	ms->nulls = NULL;
+	ms->pairs_cap = 0;
+	ms->nulls_cap = 0;
+}
+
+/* qsort comparator of the tie pass: all columns from first_column, then item. */
+static int
+tie_compare(const void *a, const void *b, void *arg)
+{
+	TieContext *tc = (TieContext *) arg;
+	const TieItem *x = (const TieItem *) a;
+	const TieItem *y = (const TieItem *) b;
+	int			r = ApplySortComparator(x->value, x->isnull, y->value, y->isnull,
+										&tc->ms->ssup[tc->first_column]);
+
+	if (r != 0)
+		return r;
+	for (int c = tc->first_column + 1; c < tc->ms->ncolumns; c++)
+	{
+		Datum		vx,
+					vy;
+		bool		nx,
+					ny;
+
+		tc->fetch(tc->arg, x->item, c, &vx, &nx);
+		tc->fetch(tc->arg, y->item, c, &vy, &ny);
+		r = ApplySortComparator(vx, nx, vy, ny, &tc->ms->ssup[c]);
+		if (r != 0)
+			return r;
+	}
+	return x->item < y->item ? -1 : (x->item > y->item ? 1 : 0);
+}
+
+/* Sort the items order[0..len) by the full comparators (a run of ties). */
+static void
+sort_run(uint32 *order, size_t len, TieContext *tc)
+{
+	if (len > tc->items_cap)
+	{
+		tc->items_cap = Max(len, 64);
+		if (tc->items)
+			pfree(tc->items);
+		tc->items = MemoryContextAllocHuge(tc->ms->cxt, tc->items_cap * sizeof(TieItem));
+	}
+	for (size_t i = 0; i < len; i++)
+	{
+		tc->items[i].item = order[i];
+		tc->fetch(tc->arg, order[i], tc->first_column, &tc->items[i].value, &tc->items[i].isnull);
+	}
+	qsort_interruptible(tc->items, len, sizeof(TieItem), tie_compare, tc);
+	for (size_t i = 0; i < len; i++)
+		order[i] = tc->items[i].item;
+}
+
+/* Key of pair i of the sorted pairs. */
+static inline uint64
+pair_key(const BitonicMultiSort *ms, size_t i)
+{
+	return ms->kind == BITONIC_KIND_EXACT32 ? bs_key32(ms->pairs32[i]) : ms->pairs64[i].key;
+}
+
+/* Sort the pairs with the core and write their pointers to order. */
+static void
+sort_pairs(BitonicMultiSort *ms, uint32 *order)
+{
+	if (ms->kind == BITONIC_KIND_EXACT32)
+	{
+		BitonicSortPairs32(ms->pairs32, ms->npairs);
+		for (size_t i = 0; i < ms->npairs; i++)
+			order[i] = bs_ptr32(ms->pairs32[i]);
+	}
+	else
+	{
+		/* Constant keys are already in pointer order: nothing to sort. */
+		if (ms->kind != BITONIC_KIND_CONSTANT)
+			BitonicSortPairs64(ms->pairs64, ms->npairs);
+		for (size_t i = 0; i < ms->npairs; i++)
+			order[i] = ms->pairs64[i].ptr;
+	}
+}
+
+/* Re-sort each run of equal keys of the sorted pairs (order holds their pointers). */
+static void
+tie_pass_runs(BitonicMultiSort *ms, uint32 *order, TieContext *tc)
+{
+	size_t		start = 0;
+
+	while (start < ms->npairs)
+	{
+		size_t		end = start + 1;
+		uint64		key = pair_key(ms, start);
+
+		while (end < ms->npairs && pair_key(ms, end) == key)
+			end++;
+		if (end - start > 1)
+			sort_run(order + start, end - start, tc);
+		if ((start & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		start = end;
+	}
+}
+
+/* Milliseconds since t0. */
+double
+BitonicMsSince(instr_time t0)
+{
+	instr_time	t;
+
+	INSTR_TIME_SET_CURRENT(t);
+	INSTR_TIME_SUBTRACT(t, t0);
+	return INSTR_TIME_GET_MILLISEC(t);
+}
+
+/*
+ * Sort the added items; order (room for every item) receives the item
+ * numbers in ORDER BY order.
+ */
+void
+BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
+					void *arg)
+{
+	uint32	   *valued = order + (ms->nulls_first ? ms->nnulls : 0);
+	uint32	   *nullpart = order + (ms->nulls_first ? 0 : ms->npairs);
+	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
+	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0};
+	instr_time	t0;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	sort_pairs(ms, valued);
+	ms->sort_ms = BitonicMsSince(t0);
+
+	INSTR_TIME_SET_CURRENT(t0);
+	if (!exact || ms->ncolumns > 1)
+		tie_pass_runs(ms, valued, &tc);
+	memcpy(nullpart, ms->nulls, ms->nnulls * sizeof(uint32));
+	if (ms->ncolumns > 1 && ms->nnulls > 1)
+	{
+		/* The NULL group ties on the first column: sort it by the others. */
+		tc.first_column = 1;
+		sort_run(nullpart, ms->nnulls, &tc);
+	}
+	if (tc.items)
+		pfree(tc.items);
+	ms->tie_ms = BitonicMsSince(t0);
+}

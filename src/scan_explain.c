@@ -1,0 +1,124 @@
+/*
+ * scan_explain.c — what EXPLAIN shows for a BitonicSort node: the sort keys
+ * written as the native Sort writes them, backend, algorithm and key kind;
+ * with ANALYZE the memory, the time per phase and whether it spilled.
+ */
+#include "scan.h"
+
+#include "commands/explain.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/typcache.h"
+
+/* Append COLLATE, DESC or USING, and NULLS FIRST/LAST where not the default. */
+static void
+append_sort_options(StringInfo buf, Oid type, Oid sortop, Oid collation,
+					bool nulls_first)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	bool		reverse = false;
+
+	if (OidIsValid(collation) && collation != get_typcollation(type))
+	{
+		char	   *name = get_collation_name(collation);
+
+		if (name == NULL)
+			elog(ERROR, "cache lookup failed for collation %u", collation);
+		appendStringInfo(buf, " COLLATE %s", quote_identifier(name));
+	}
+	if (sortop == tc->gt_opr)
+	{
+		appendStringInfoString(buf, " DESC");
+		reverse = true;
+	}
+	else if (sortop != tc->lt_opr)
+	{
+		char	   *name = get_opname(sortop);
+
+		if (name == NULL)
+			elog(ERROR, "cache lookup failed for operator %u", sortop);
+		appendStringInfo(buf, " USING %s", name);
+		(void) get_equality_op_for_ordering_op(sortop, &reverse);
+	}
+	if (nulls_first && !reverse)
+		appendStringInfoString(buf, " NULLS FIRST");
+	else if (!nulls_first && reverse)
+		appendStringInfoString(buf, " NULLS LAST");
+}
+
+/* The "Sort Key" list, deparsed from the child's output columns. */
+static void
+show_sort_keys(BitonicScanState *state, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
+												   ancestors);
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	List	   *result = NIL;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < state->keys.nkeys; i++)
+	{
+		TargetEntry *tle = get_tle_by_resno(cscan->custom_scan_tlist, state->keys.attnos[i]);
+
+		if (tle == NULL)
+			elog(ERROR, "no column %d in BitonicSort's input", state->keys.attnos[i]);
+		resetStringInfo(&buf);
+		/* parenthesised unless a plain column, as the Sort's reference to its input prints */
+		if (!IsA(tle->expr, Var))
+			appendStringInfoChar(&buf, '(');
+		appendStringInfoString(&buf, deparse_expression((Node *) tle->expr, context,
+														useprefix, true));
+		if (!IsA(tle->expr, Var))
+			appendStringInfoChar(&buf, ')');
+		append_sort_options(&buf, exprType((Node *) tle->expr), state->keys.sortops[i],
+							state->keys.collations[i], state->keys.nulls_first[i]);
+		result = lappend(result, pstrdup(buf.data));
+	}
+	ExplainPropertyList("Sort Key", result, es);
+}
+
+/* How the spilled tuplesort sorted, as the native Sort reports it. */
+static void
+show_spill(BitonicScanState *state, ExplainState *es)
+{
+	TuplesortInstrumentation stats;
+
+	ExplainPropertyBool("Spilled", state->spilled, es);
+	if (state->tuplesort == NULL)
+		return;
+	tuplesort_get_stats(state->tuplesort, &stats);
+	ExplainPropertyText("Spill Sort Method", tuplesort_method_name(stats.sortMethod), es);
+	ExplainPropertyText("Spill Space Type", tuplesort_space_type_name(stats.spaceType), es);
+	ExplainPropertyInteger("Spill Space Used", "kB", stats.spaceUsed, es);
+}
+
+/* ExplainCustomScan. */
+void
+BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	BitonicScanState *state = (BitonicScanState *) node;
+	const char *backend;
+	const char *algorithm;
+
+	show_sort_keys(state, ancestors, es);
+	BitonicSortDescribe(es->analyze ? (double) state->ntuples : node->ss.ps.plan->plan_rows,
+						&backend, &algorithm);
+	ExplainPropertyText("Backend", backend, es);
+	ExplainPropertyText("Algorithm", algorithm, es);
+	ExplainPropertyText("Normalized Key", BitonicKeyKindName(state->ms.kind), es);
+	if (!es->analyze)
+		return;
+	ExplainPropertyInteger("Peak Memory", "kB", (int64) ((state->peak_bytes + 1023) / 1024), es);
+	show_spill(state, es);
+	if (!es->timing)
+		return;
+	ExplainPropertyFloat("Key Build Time", "ms", state->key_ms, 3, es);
+	ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
+	ExplainPropertyFloat("Tie Pass Time", "ms", state->tie_ms, 3, es);
+	ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
+}

@@ -1,0 +1,43 @@
+/*
+ * scan_spill.c — when the rows of a BitonicSort node outgrow work_mem, the
+ * node hands every row it holds, in input order, and the rest of its input
+ * to PostgreSQL's tuplesort, which may sort on disk.
+ */
+#include "scan.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+
+/* Move the rows held in memory into a new tuplesort and free them. */
+void
+BitonicScanSpill(BitonicScanState *state)
+{
+	BitonicScanKeys *keys = &state->keys;
+	Tuplesortstate *ts;
+	size_t		n = state->ntuples;
+	MinimalTuple *tuples = state->tuples;
+
+	ts = tuplesort_begin_heap(state->slot->tts_tupleDescriptor, keys->nkeys,
+							  keys->attnos, keys->sortops, keys->collations,
+							  keys->nulls_first, work_mem, NULL,
+							  state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+	for (size_t i = 0; i < n; i++)
+	{
+		ExecStoreMinimalTuple(tuples[i], state->slot, false);
+		tuplesort_puttupleslot(ts, state->slot);
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	BitonicScanForgetRows(state);
+	state->tuplesort = ts;
+	state->spilled = true;
+}
+
+/* Next row of the spilled sort in the given direction, or an empty slot. */
+TupleTableSlot *
+BitonicScanSpillNext(BitonicScanState *state, bool forward)
+{
+	if (!tuplesort_gettupleslot(state->tuplesort, forward, false, state->slot, NULL))
+		return ExecClearTuple(state->slot);
+	return state->slot;
+}

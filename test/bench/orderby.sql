@@ -1,0 +1,51 @@
+-- test/bench/orderby.sql — ORDER BY timing helpers for bench-orderby.sh.
+
+-- sort_node(plan): the first Sort or Custom Scan node of an EXPLAIN JSON plan.
+CREATE OR REPLACE FUNCTION pg_temp.sort_node(p jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE child jsonb; found jsonb;
+BEGIN
+  IF p->>'Node Type' IN ('Sort', 'Custom Scan', 'Incremental Sort') THEN
+    RETURN p;
+  END IF;
+  FOR child IN SELECT jsonb_array_elements(coalesce(p->'Plans', '[]'))
+  LOOP
+    found := pg_temp.sort_node(child);
+    IF found IS NOT NULL THEN RETURN found; END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+
+-- time_sort(query): the sort node's name and self time (its last-row time
+-- minus its input's) and the query's execution time without per-node timing.
+CREATE OR REPLACE FUNCTION pg_temp.time_sort(q text,
+  OUT node text, OUT node_ms float8, OUT total_ms float8)
+LANGUAGE plpgsql AS $$
+DECLARE plan jsonb; s jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO plan;
+  s := pg_temp.sort_node(plan->0->'Plan');
+  node := coalesce(s->>'Custom Plan Provider', s->>'Node Type');
+  node_ms := round(((s->>'Actual Total Time')::float8 -
+                    (s->'Plans'->0->>'Actual Total Time')::float8)::numeric, 1);
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  total_ms := round((plan->0->>'Execution Time')::numeric, 1);
+END $$;
+
+-- compare(label, query): the query with the native Sort and with BitonicSort
+-- (forced: Sort disabled) in the same run, and the ratios native / bitonic.
+CREATE OR REPLACE FUNCTION pg_temp.compare(label text, q text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE n record; b record;
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'off', false);
+  PERFORM set_config('enable_sort', 'on', false);
+  SELECT * INTO n FROM pg_temp.time_sort(q);
+  PERFORM set_config('bitonic_sort.enable', 'on', false);
+  PERFORM set_config('enable_sort', 'off', false);
+  SELECT * INTO b FROM pg_temp.time_sort(q);
+  PERFORM set_config('enable_sort', 'on', false);
+  INSERT INTO bench_results VALUES (label, (SELECT count(*) FROM bench), n.node, n.node_ms, b.node, b.node_ms,
+    round((n.node_ms / nullif(b.node_ms, 0))::numeric, 2), n.total_ms, b.total_ms,
+    round((n.total_ms / nullif(b.total_ms, 0))::numeric, 2));
+END $$;

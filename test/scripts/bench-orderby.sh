@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test/scripts/bench-orderby.sh — what `make bench-orderby` runs: ORDER BY on
+# tables of (int8, float8, md5 text, int4) with the native Sort and with the
+# BitonicSort custom scan, timed in the same run; prints the sort node's self
+# time, the whole query's time and the ratios native / bitonic.  Not a test.
+#   BENCH_SIZES="1000000 10000000"  (default: 1000000)
+set -u
+source "$(dirname "$0")/common.sh"
+cd "$TOP"
+setup_all
+SIZES=${BENCH_SIZES:-1000000}
+
+{
+	echo "CREATE EXTENSION bitonic_sort;"
+	echo "\\i test/bench/orderby.sql"
+	echo "SET work_mem = '4GB';"
+	echo "SET max_parallel_workers_per_gather = 0;"
+	echo "SET bitonic_sort.min_rows = 0;"
+	echo "SET jit = off;"
+	echo "SELECT backend, details FROM bitonic_sort_info() WHERE usable;"
+	echo "CREATE TEMP TABLE bench_results (query text, n bigint, native_node text, native_ms float8,"
+	echo "  bitonic_node text, bitonic_ms float8, node_ratio numeric, native_total_ms float8,"
+	echo "  bitonic_total_ms float8, total_ratio numeric);"
+	echo "\\o /dev/null"
+	for n in $SIZES; do
+		echo "DROP TABLE IF EXISTS bench;"
+		echo "CREATE TABLE bench AS SELECT (random() * 1e18)::int8 AS a, random() - 0.5 AS b,"
+		echo "  md5(i::text) AS c, (random() * 2e9 - 1e9)::int4 AS d FROM generate_series(1, $n) i;"
+		echo "VACUUM ANALYZE bench;"
+		echo "SELECT pg_temp.compare('int8', 'SELECT * FROM bench ORDER BY a');"
+		echo "SELECT pg_temp.compare('float8', 'SELECT * FROM bench ORDER BY b');"
+		echo "SELECT pg_temp.compare('text C', 'SELECT * FROM bench ORDER BY c COLLATE \"C\"');"
+		echo "SELECT pg_temp.compare('text default', 'SELECT * FROM bench ORDER BY c');"
+		echo "SELECT pg_temp.compare('int4, float8', 'SELECT * FROM bench ORDER BY d, b');"
+		echo "SELECT pg_temp.compare('int8 LIMIT 100', 'SELECT * FROM bench ORDER BY a LIMIT 100');"
+	done
+	echo "\\o"
+	echo "SELECT * FROM bench_results;"
+} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off
