@@ -33,6 +33,7 @@ extern void BitonicGucInit(void);
 extern void BitonicSortPairs32(bs_pair32 *pairs, size_t n);
 extern void BitonicSortPairs64(bs_pair64 *pairs, size_t n);
 extern bool BitonicGpuUsable(const char **reason);
+extern void BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm);
 extern void BitonicSortDescribe(double n, const char **backend, const char **algorithm);
 
 /* keys.c */

@@ -35,15 +35,26 @@ static const CustomScanMethods bitonic_scan_methods = {
 
 /*
  * Costs in units of cpu_operator_cost, fitted to whole-query times against
- * the native Sort at 20K, 1M and 10M rows on the CPU backend with its
- * standard bitonic network (docs/order-by.md): the per-row work beyond what
- * the native Sort is charged for (key build, copy into blocks, emit), one
- * step of the network per row for 64-bit and for packed 32-bit pairs, and
- * the tie pass's comparison sort relative to the native Sort's.
+ * the native Sort at 20K, 1M and 10M rows on the CPU backend (docs in the
+ * README): the per-row work beyond what the native Sort is charged for (key
+ * build, copy into blocks, emit); one step of the bitonic network per row
+ * for 64-bit and packed 32-bit pairs (log2n (log2n + 1) / 2 steps); the
+ * adaptive sort's 2 log2n comparisons per row, each a pointer chase; one
+ * level of Highway's vqsort per row (log2n levels); the tie pass's
+ * comparison sort relative to the native Sort's.  The sorter constants come
+ * from `make bench-sorters` on 2 threads (one unit per row is about 4 ns
+ * here).  A GPU sort is charged the copy of the pairs there and back at
+ * about 12 GB/s (PCIe 4 x16 in practice; 0.67 units per 32 bytes) and
+ * nothing for the sort itself (milliseconds for 10M pairs): not measured, as
+ * no GPU was available to this work.
  */
 #define COST_ROW_OVERHEAD	15.0
 #define COST_STEP_PAIR64	0.20
 #define COST_STEP_PAIR32	0.12
+#define COST_ADAPTIVE_CMP	1.40
+#define COST_VQSORT_PAIR64	0.25
+#define COST_VQSORT_PAIR32	0.10
+#define COST_GPU_PER_BYTE	0.021
 #define COST_TIE_SORT		1.25
 
 /* Find each pathkey's column in exprs; false when one cannot be sorted here. */
@@ -125,10 +136,34 @@ native_sort_cost(PlannerInfo *root, Path *input, Cost *startup)
 	return sort.total_cost;
 }
 
+/* Cost of sorting n pairs with the backend and algorithm the sort will use. */
+static Cost
+pair_sort_cost(double n, bool packed)
+{
+	double		log2n = log2(Max(n, 2.0));
+	bs_backend	backend;
+	bs_algorithm algorithm;
+
+	BitonicSortChoice(n, &backend, &algorithm);
+	if (backend == BS_BACKEND_CUDA)
+		return 2.0 * n * (packed ? sizeof(bs_pair32) : sizeof(bs_pair64)) *
+			COST_GPU_PER_BYTE * cpu_operator_cost;
+	switch (algorithm)
+	{
+		case BS_ALGO_VQSORT:
+			return n * log2n * cpu_operator_cost *
+				(packed ? COST_VQSORT_PAIR32 : COST_VQSORT_PAIR64);
+		case BS_ALGO_ADAPTIVE:
+			return n * 2.0 * log2n * COST_ADAPTIVE_CMP * cpu_operator_cost;
+		default:
+			return n * log2n * (log2n + 1) / 2 * cpu_operator_cost *
+				(packed ? COST_STEP_PAIR32 : COST_STEP_PAIR64);
+	}
+}
+
 /*
  * Cost the path: key build, pair sort and tie pass before the first row,
- * then emit (as the native Sort charges it).  The bitonic network takes
- * log2n (log2n + 1) / 2 steps.  Where the first column has no integer key
+ * then emit (as the native Sort charges it).  Where the first column has no integer key
  * the tie pass is a full comparison sort; where the input will not fit in
  * work_mem the node hands it to tuplesort, so it costs what the native Sort
  * costs plus the key build.
@@ -139,7 +174,6 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 {
 	double		n = Max(input->rows, 2.0);
 	double		log2n = log2(n);
-	double		steps = log2n * (log2n + 1) / 2;
 	double		bytes = n * (input->pathtarget->width + MAXALIGN(SizeofMinimalTupleHeader) + 32);
 	Cost		comparison = 2.0 * cpu_operator_cost;
 	Cost		startup = input->total_cost + n * COST_ROW_OVERHEAD * cpu_operator_cost;
@@ -157,8 +191,7 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 		startup += COST_TIE_SORT * comparison * n * log2n;
 	else
 	{
-		startup += n * steps * cpu_operator_cost *
-			(kind == BITONIC_KIND_EXACT32 ? COST_STEP_PAIR32 : COST_STEP_PAIR64);
+		startup += pair_sort_cost(n, kind == BITONIC_KIND_EXACT32);
 		/* ties: about one confirming comparison per row past an exact key */
 		if (kind == BITONIC_KIND_ABBREV || nkeys > 1)
 			startup += n * comparison;

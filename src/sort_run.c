@@ -107,18 +107,28 @@ prepare_options(bs_options *opt, size_t n)
 }
 
 /*
- * The backend and algorithm a sort of about n pairs uses, for EXPLAIN; never
- * an ERROR (EXPLAIN of a plan must work whatever the device setting).
+ * The backend and algorithm a sort of about n pairs uses, for the planner
+ * and EXPLAIN; never an ERROR (a plan must work whatever the device setting).
  */
+void
+BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm)
+{
+	size_t		pairs = n < 0 ? 0 : (size_t) n;
+
+	*backend = choose_backend(pairs);
+	*algorithm = (bs_algorithm) bitonic_sort_algorithm;
+	if (*algorithm == BS_ALGO_AUTO)
+		*algorithm = bs_choose_algorithm(*backend, pairs);
+}
+
+/* BitonicSortChoice as the names EXPLAIN prints. */
 void
 BitonicSortDescribe(double n, const char **backend, const char **algorithm)
 {
-	size_t		pairs = n < 0 ? 0 : (size_t) n;
-	bs_backend	be = choose_backend(pairs);
-	bs_algorithm algo = (bs_algorithm) bitonic_sort_algorithm;
+	bs_backend	be;
+	bs_algorithm algo;
 
-	if (algo == BS_ALGO_AUTO)
-		algo = bs_choose_algorithm(be, pairs);
+	BitonicSortChoice(n, &be, &algo);
 	*backend = be == BS_BACKEND_CUDA ? "gpu" : "cpu";
 	*algorithm = bs_algorithm_name(algo);
 }
