@@ -6,6 +6,7 @@
  */
 #include "scan.h"
 
+#include "access/htup_details.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -119,25 +120,45 @@ static MinimalTuple
 store_tuple(BitonicScanState *state, TupleTableSlot *slot)
 {
 	bool		should_free;
-	MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &should_free);
-	size_t		len = MAXALIGN(mt->t_len);
+	MinimalTuple mt = NULL;
+	HeapTuple	ht = NULL;
+	size_t		tlen;
 	MinimalTuple copy;
 
-	if (state->block == NULL || state->block_used + len > state->block_size)
+	/* a heap tuple is copied straight from its buffer: one copy, no palloc */
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		ht = ExecFetchSlotHeapTuple(slot, false, &should_free);
+		tlen = ht->t_len - MINIMAL_TUPLE_OFFSET;
+	}
+	else
+	{
+		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
+		tlen = mt->t_len;
+	}
+
+	if (state->block == NULL || state->block_used + MAXALIGN(tlen) > state->block_size)
 	{
 		size_t		size = state->block_size ? Min(state->block_size * 2, BLOCK_MAX) : BLOCK_MIN;
 
-		size = Max(size, len);
+		size = Max(size, MAXALIGN(tlen));
 		state->block = MemoryContextAllocHuge(state->cxt, size);
 		state->block_size = size;
 		state->block_used = 0;
 		state->block_bytes += size;
 	}
 	copy = (MinimalTuple) (state->block + state->block_used);
-	memcpy(copy, mt, mt->t_len);
-	state->block_used += len;
+	if (ht != NULL)
+	{
+		/* the minimal tuple is the heap tuple less its first bytes */
+		memcpy(copy, (char *) ht->t_data + MINIMAL_TUPLE_OFFSET, tlen);
+		copy->t_len = (uint32) tlen;
+	}
+	else
+		memcpy(copy, mt, tlen);
+	state->block_used += MAXALIGN(tlen);
 	if (should_free)
-		pfree(mt);
+		pfree(ht != NULL ? (void *) ht : (void *) mt);
 	return copy;
 }
 
@@ -219,7 +240,8 @@ load_and_sort(BitonicScanState *state)
 {
 	PlanState  *child = linitial(state->css.custom_ps);
 	size_t		limit = (size_t) work_mem * 1024;
-	bool		timed = state->css.ss.ps.instrument != NULL;
+	bool		timed = state->css.ss.ps.instrument != NULL &&
+		state->css.ss.ps.instrument->need_timer;
 	instr_time	t0;
 
 	for (;;)
@@ -289,7 +311,7 @@ bitonic_access(ScanState *ss)
 {
 	BitonicScanState *state = (BitonicScanState *) ss;
 	bool		forward = ScanDirectionIsForward(ss->ps.state->es_direction);
-	bool		timed = ss->ps.instrument != NULL;
+	bool		timed = ss->ps.instrument != NULL && ss->ps.instrument->need_timer;
 	TupleTableSlot *slot;
 	instr_time	t0;
 
