@@ -9,6 +9,7 @@ source "$(dirname "$0")/common.sh"
 cd "$TOP"
 setup_all
 SIZES=${BENCH_SIZES:-1000000}
+mkdir -p tmp/bench
 
 {
 	echo "CREATE EXTENSION bitonic_sort;"
@@ -31,9 +32,11 @@ SIZES=${BENCH_SIZES:-1000000}
 		echo "SELECT pg_temp.compare('float8', 'SELECT * FROM bench ORDER BY b');"
 		echo "SELECT pg_temp.compare('text C', 'SELECT * FROM bench ORDER BY c COLLATE \"C\"');"
 		echo "SELECT pg_temp.compare('text default', 'SELECT * FROM bench ORDER BY c');"
-		echo "SELECT pg_temp.compare('int4, float8', 'SELECT * FROM bench ORDER BY d, b');"
+		echo "SELECT pg_temp.compare('int4 & float8', 'SELECT * FROM bench ORDER BY d, b');"
 		echo "SELECT pg_temp.compare('int8 LIMIT 100', 'SELECT * FROM bench ORDER BY a LIMIT 100');"
 	done
 	echo "\\o"
 	echo "SELECT * FROM bench_results;"
-} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off
+	echo "\\copy bench_results TO 'tmp/bench/orderby.csv' CSV HEADER"
+} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-chart.sh

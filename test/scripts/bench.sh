@@ -9,6 +9,7 @@ source "$(dirname "$0")/common.sh"
 cd "$TOP"
 setup_all
 SIZES=${BENCH_SIZES:-1000000 10000000}
+mkdir -p tmp/bench
 
 {
 	echo "CREATE EXTENSION bitonic_sort;"
@@ -31,4 +32,6 @@ SIZES=${BENCH_SIZES:-1000000 10000000}
 		done
 	done
 	echo "SELECT type, n, algorithm, gpu_sort_ms, native_ms, round((native_ms / gpu_sort_ms)::numeric, 2) AS \"native / gpu_sort\" FROM results;"
-} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off
+	echo "\\copy results TO 'tmp/bench/gpu_sort.csv' CSV HEADER"
+} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-chart.sh
