@@ -30,6 +30,13 @@ WITH native AS MATERIALIZED (SELECT pg_temp.native_ms('demo_1m') AS ms),
 SELECT algorithm, ours.ms AS gpu_sort_ms, native.ms AS native_ms,
        round((native.ms / ours.ms)::numeric, 2) AS "native / gpu_sort"
 FROM ours, native ORDER BY i;
+\echo '== ORDER BY through the BitonicSort custom scan: 1M rows, then the native Sort'
+CREATE TEMP TABLE demo_rows AS
+SELECT i AS id, (random() * 1e15)::int8 AS k, md5(i::text) AS t FROM generate_series(1, 1000000) i;
+ANALYZE demo_rows;
+EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) SELECT * FROM demo_rows ORDER BY k DESC, id;
+SET bitonic_sort.enable = off;
+EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) SELECT * FROM demo_rows ORDER BY k DESC, id;
 SQL
 rc=$?
 echo "== stopping the cluster"
