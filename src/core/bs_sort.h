@@ -34,9 +34,6 @@ typedef struct bs_pair64
 	uint32_t	pad;			/* always 0; keeps the pair 16 bytes */
 } bs_pair64;
 
-/* Pointer value of the sentinels that lose every tie. */
-#define BS_PTR_SENTINEL UINT32_MAX
-
 /* Largest n any sorter accepts: pointers are 32-bit. */
 #define BS_MAX_PAIRS ((size_t) UINT32_MAX)
 
