@@ -29,6 +29,7 @@ OBJS = \
 	src/multikey.o \
 	src/scan_planner.o \
 	src/scan_exec.o \
+	src/scan_store.o \
 	src/scan_spill.o \
 	src/scan_explain.o \
 	$(CORE_OBJS)

@@ -49,8 +49,8 @@ extern void BitonicKeysFromArray32(Oid typid, const char *values, size_t n,
 								   bool descending, bs_pair32 *pairs);
 extern void BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
 								   bool descending, bs_pair64 *pairs);
-extern uint32 BitonicKey32FromDatum(Oid typid, Datum value);
-extern uint64 BitonicKey64FromDatum(Oid typid, Datum value);
+extern void BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n,
+								  uint64 *keys);
 
 /* multikey.c */
 
@@ -105,6 +105,10 @@ typedef struct BitonicMultiSort
 extern void BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 								 const BitonicSortColumn *columns,
 								 MemoryContext cxt);
+extern void BitonicMultiSortReserve(BitonicMultiSort *ms, size_t n);
+extern void BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
+									 const Datum *values, const bool *isnull,
+									 size_t n);
 extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
 								Datum value, bool isnull);
 extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);

@@ -80,48 +80,6 @@ BitonicKeyWidthForType(Oid typid)
 	}
 }
 
-/* Exact key of one non-null datum of a 32-bit-key type, ascending. */
-uint32
-BitonicKey32FromDatum(Oid typid, Datum value)
-{
-	switch (typid)
-	{
-		case BOOLOID:
-			return DatumGetBool(value) ? 1 : 0;
-		case INT2OID:
-			return key_from_int32(DatumGetInt16(value));
-		case INT4OID:
-		case DATEOID:
-			return key_from_int32(DatumGetInt32(value));
-		case OIDOID:
-			return (uint32) DatumGetObjectId(value);
-		case FLOAT4OID:
-			return key_from_float4(DatumGetFloat4(value));
-		default:
-			elog(ERROR, "type %u has no 32-bit key", typid);
-	}
-	return 0;					/* keep the compiler quiet */
-}
-
-/* Exact key of one non-null datum of a 64-bit-key type, ascending. */
-uint64
-BitonicKey64FromDatum(Oid typid, Datum value)
-{
-	switch (typid)
-	{
-		case INT8OID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			return key_from_int64(DatumGetInt64(value));
-		case FLOAT8OID:
-			return key_from_float8(DatumGetFloat8(value));
-		default:
-			elog(ERROR, "type %u has no 64-bit key", typid);
-	}
-	return 0;					/* keep the compiler quiet */
-}
-
 /* Loop over n packed values of C type ctype, storing (key ^ flip, index). */
 #define FILL_PAIRS32(ctype, keyexpr) \
 	do { \
@@ -195,5 +153,55 @@ BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
 			break;
 		default:
 			elog(ERROR, "type %u has no 64-bit key", typid);
+	}
+}
+
+/* Loop over n datums, storing the ascending key of each. */
+#define FILL_KEYS(getter, keyexpr) \
+	do { \
+		for (size_t i = 0; i < n; i++) \
+		{ \
+			__typeof__(getter(values[0])) v = getter(values[i]); \
+			keys[i] = (keyexpr); \
+		} \
+	} while (0)
+
+/*
+ * Ascending keys of n datums of a type with an exact key (32-bit keys
+ * zero-extended), one type dispatch for the whole column.  Datums of NULLs
+ * are read but their keys are meaningless.
+ */
+void
+BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n, uint64 *keys)
+{
+	switch (typid)
+	{
+		case BOOLOID:
+			FILL_KEYS(DatumGetBool, (uint64) (v ? 1 : 0));
+			break;
+		case INT2OID:
+			FILL_KEYS(DatumGetInt16, (uint64) key_from_int32(v));
+			break;
+		case INT4OID:
+		case DATEOID:
+			FILL_KEYS(DatumGetInt32, (uint64) key_from_int32(v));
+			break;
+		case OIDOID:
+			FILL_KEYS(DatumGetObjectId, (uint64) v);
+			break;
+		case FLOAT4OID:
+			FILL_KEYS(DatumGetFloat4, (uint64) key_from_float4(v));
+			break;
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			FILL_KEYS(DatumGetInt64, key_from_int64(v));
+			break;
+		case FLOAT8OID:
+			FILL_KEYS(DatumGetFloat8, key_from_float8(v));
+			break;
+		default:
+			elog(ERROR, "type %u has no exact key", typid);
 	}
 }

@@ -162,50 +162,99 @@ grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsi
 	return repalloc_huge(array, newcap * elsize);
 }
 
+/* Make room for `total` pairs in all. */
+static void
+reserve_pairs(BitonicMultiSort *ms, size_t total)
+{
+	if (total <= ms->pairs_cap)
+		return;
+	if (ms->kind == BITONIC_KIND_EXACT32)
+		ms->pairs32 = grow_array(ms->cxt, ms->pairs32, &ms->pairs_cap,
+								 total, sizeof(bs_pair32));
+	else
+		ms->pairs64 = grow_array(ms->cxt, ms->pairs64, &ms->pairs_cap,
+								 total, sizeof(bs_pair64));
+}
+
+/*
+ * Expect about `n` items in all: the pair array is allocated once at that
+ * size instead of growing by copies.
+ */
+void
+BitonicMultiSortReserve(BitonicMultiSort *ms, size_t n)
+{
+	reserve_pairs(ms, Min(n, BS_MAX_PAIRS));
+}
+
+/* Pack the keys of one batch; NULL items go to the NULL list. */
+static void
+add_keyed(BitonicMultiSort *ms, const uint32 *items, const uint64 *keys,
+		  const bool *isnull, size_t n)
+{
+	uint64		flip = ms->descending ? UINT64_MAX : 0;
+
+	reserve_pairs(ms, ms->npairs + n);
+	if (ms->nnulls + n > ms->nulls_cap)
+		ms->nulls = grow_array(ms->cxt, ms->nulls, &ms->nulls_cap,
+							   ms->nnulls + n, sizeof(uint32));
+	for (size_t i = 0; i < n; i++)
+	{
+		if (isnull[i])
+			ms->nulls[ms->nnulls++] = items[i];
+		else if (ms->kind == BITONIC_KIND_EXACT32)
+			ms->pairs32[ms->npairs++] = bs_pack32((uint32) (keys[i] ^ flip), items[i]);
+		else
+		{
+			bs_pair64  *p = &ms->pairs64[ms->npairs++];
+
+			p->key = keys[i] ^ flip;
+			p->ptr = items[i];
+			p->pad = 0;
+		}
+	}
+}
+
+/*
+ * Add n items (numbers increasing across calls) with their first-column
+ * values: the keys of a batch are computed column-wise, one type dispatch
+ * per batch.
+ */
+void
+BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
+						 const Datum *values, const bool *isnull, size_t n)
+{
+	uint64		keys[256];
+
+	for (size_t done = 0; done < n;)
+	{
+		size_t		len = Min(n - done, lengthof(keys));
+
+		if (items[done + len - 1] >= BS_MAX_PAIRS)
+			report_too_many();
+		switch (ms->kind)
+		{
+			case BITONIC_KIND_EXACT32:
+			case BITONIC_KIND_EXACT64:
+				BitonicKeysFromDatums(ms->first_type, values + done, len, keys);
+				break;
+			case BITONIC_KIND_ABBREV:
+				for (size_t i = 0; i < len; i++)
+					keys[i] = isnull[done + i] ? 0 : abbrev_key(ms, values[done + i]);
+				break;
+			case BITONIC_KIND_CONSTANT:
+				memset(keys, 0, len * sizeof(uint64));
+				break;
+		}
+		add_keyed(ms, items + done, keys, isnull + done, len);
+		done += len;
+	}
+}
+
 /* Add item number `item` (increasing, from 0) with its first-column value. */
 void
 BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item, Datum value, bool isnull)
 {
-	if (item >= BS_MAX_PAIRS)
-		report_too_many();
-	if (isnull)
-	{
-		if (ms->nnulls == ms->nulls_cap)
-			ms->nulls = grow_array(ms->cxt, ms->nulls, &ms->nulls_cap,
-								   ms->nnulls + 1, sizeof(uint32));
-		ms->nulls[ms->nnulls++] = item;
-		return;
-	}
-	if (ms->npairs == ms->pairs_cap)
-	{
-		if (ms->kind == BITONIC_KIND_EXACT32)
-			ms->pairs32 = grow_array(ms->cxt, ms->pairs32, &ms->pairs_cap,
-									 ms->npairs + 1, sizeof(bs_pair32));
-		else
-			ms->pairs64 = grow_array(ms->cxt, ms->pairs64, &ms->pairs_cap,
-									 ms->npairs + 1, sizeof(bs_pair64));
-	}
-	if (ms->kind == BITONIC_KIND_EXACT32)
-	{
-		uint32		key = BitonicKey32FromDatum(ms->first_type, value);
-
-		ms->pairs32[ms->npairs++] = bs_pack32(ms->descending ? ~key : key, item);
-	}
-	else
-	{
-		bs_pair64  *p = &ms->pairs64[ms->npairs++];
-		uint64		key;
-
-		if (ms->kind == BITONIC_KIND_EXACT64)
-			key = BitonicKey64FromDatum(ms->first_type, value);
-		else if (ms->kind == BITONIC_KIND_ABBREV)
-			key = abbrev_key(ms, value);
-		else
-			key = 0;
-		p->key = ms->descending ? ~key : key;
-		p->ptr = item;
-		p->pad = 0;
-	}
+	BitonicMultiSortAddBatch(ms, &item, &value, &isnull, 1);
 }
 
 /*

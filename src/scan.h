@@ -6,6 +6,7 @@
 #define BITONIC_SCAN_H
 
 #include "bitonic_sort.h"
+#include "core/parallel.h"
 
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
@@ -36,6 +37,64 @@ typedef enum BitonicScanPhase
 	BITONIC_PHASE_SPILLED		/* handed to tuplesort, which sorted them */
 } BitonicScanPhase;
 
+/*
+ * Rows of a node in blocks (scan_store.c).  A row's 32-bit locator counts
+ * 8-byte units: slot (1 MB) number above BITONIC_SLOT_UNIT_BITS, offset below.
+ */
+#define BITONIC_UNIT_SHIFT 3
+#define BITONIC_SLOT_UNIT_BITS 17
+#define BITONIC_SLOT_BYTES ((size_t) 1 << (BITONIC_SLOT_UNIT_BITS + BITONIC_UNIT_SHIFT))
+
+/* One block of the store. */
+typedef struct BitonicStoreBlock
+{
+	char	   *base;
+	size_t		size;
+	size_t		used;
+	uint32		first_slot;		/* the block covers slots first_slot.. */
+} BitonicStoreBlock;
+
+/* The rows of one sort, in input order. */
+typedef struct BitonicTupleStore
+{
+	MemoryContext cxt;
+	char	  **slots;			/* slot number -> address of its first byte */
+	uint32		nslots;
+	uint32		slots_cap;
+	BitonicStoreBlock *blocks;
+	uint32		nblocks;
+	uint32		blocks_cap;
+	size_t		bytes;			/* bytes of all blocks */
+	size_t		ntuples;
+	char	   *spare;			/* the next large block, being faulted in */
+	char	   *spare_raw;		/* its allocation */
+	size_t		spare_size;
+	bs_background prefault;		/* faults in the spare block's pages */
+	char	   *prefault_start;
+	size_t		prefault_len;
+	bool		prefault_guarded;	/* the context's reset waits for it */
+	MemoryContextCallback prefault_guard;
+} BitonicTupleStore;
+
+/* Position of a walk over the store in input order. */
+typedef struct BitonicStoreIter
+{
+	uint32		block;
+	size_t		offset;
+} BitonicStoreIter;
+
+/* The row named by a locator. */
+static inline MinimalTuple
+BitonicStoreGet(const BitonicTupleStore *store, uint32 locator)
+{
+	return (MinimalTuple) (store->slots[locator >> BITONIC_SLOT_UNIT_BITS] +
+						   ((size_t) (locator & (((uint32) 1 << BITONIC_SLOT_UNIT_BITS) - 1))
+							<< BITONIC_UNIT_SHIFT));
+}
+
+/* Rows whose first-column values are read and keyed together. */
+#define BITONIC_INGEST_BATCH 256
+
 /* Executor state of one BitonicSort node. */
 typedef struct BitonicScanState
 {
@@ -48,13 +107,11 @@ typedef struct BitonicScanState
 
 	/* in-memory sort */
 	BitonicMultiSort ms;
-	MinimalTuple *tuples;		/* input order, later ORDER BY order */
+	BitonicTupleStore store;	/* the rows */
+	uint32		batch[BITONIC_INGEST_BATCH];	/* locators not yet keyed */
+	int			nbatch;
+	uint32	   *order;			/* locators in ORDER BY order, once sorted */
 	size_t		ntuples;
-	size_t		tuples_cap;
-	char	   *block;			/* bump allocator for the tuples */
-	size_t		block_used;
-	size_t		block_size;
-	size_t		block_bytes;	/* bytes of all blocks so far */
 	int64		pos;			/* index of the last row returned; -1 before the first */
 	int64		mark;
 
@@ -63,10 +120,10 @@ typedef struct BitonicScanState
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
-	double		key_ms;
+	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
 	double		tie_ms;
-	double		emit_ms;
+	double		load_ms;		/* from the first call until sorted, input included */
 	bool		spilled;		/* any run of this node spilled */
 } BitonicScanState;
 
@@ -76,6 +133,15 @@ extern void BitonicScanKeysFromPrivate(List *custom_private, BitonicScanKeys *ke
 
 /* scan_exec.c */
 extern Node *BitonicScanCreateState(CustomScan *cscan);
+
+/* scan_store.c */
+extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
+extern void BitonicStoreForget(BitonicTupleStore *store);
+extern void BitonicStoreFinish(BitonicTupleStore *store);
+extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot,
+							uint32 *locator);
+extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,
+									 BitonicStoreIter *iter);
 
 /* scan_spill.c */
 extern void BitonicScanSpill(BitonicScanState *state);

@@ -1,8 +1,9 @@
 /*
  * scan_exec.c — executor of the BitonicSort custom scan: reads every row of
- * its child into large blocks of minimal tuples, sorts key/pointer pairs
- * (multikey.c) and returns the rows in that order, forward or backward.
- * Where the rows outgrow work_mem it hands them to tuplesort (scan_spill.c).
+ * its child into the tuple store (scan_store.c), keys the first sort column
+ * of each batch of rows, sorts key/locator pairs (multikey.c) and returns
+ * the rows in that order, forward or backward.  Where the rows outgrow
+ * work_mem it hands them to tuplesort (scan_spill.c).
  */
 #include "scan.h"
 
@@ -11,12 +12,11 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* Rows the emit loop prefetches ahead of the one it returns. */
+/*
+ * Rows the emit loop prefetches ahead of the one it returns; measured with
+ * test/bench/prefetch_bench.c (docs/order-by.md).
+ */
 #define EMIT_PREFETCH 8
-
-/* First and largest size of a tuple block. */
-#define BLOCK_MIN ((size_t) 64 * 1024)
-#define BLOCK_MAX ((size_t) 8 * 1024 * 1024)
 
 static void begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_bitonic_scan(CustomScanState *node);
@@ -99,95 +99,68 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 	state->cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort rows",
 									   ALLOCSET_DEFAULT_SIZES);
 	init_multisort(state);
+	BitonicStoreInit(&state->store, state->cxt);
 	state->phase = BITONIC_PHASE_EMPTY;
 	state->pos = -1;
 }
 
 /*
- * Bytes the node holds now (tuple blocks, the pointer array, the pairs) and
- * will need to sort them (the order and the sorted pointers).
+ * Bytes the node holds now (tuple store, pairs) and will need to sort them
+ * (the order).
  */
 static size_t
 held_bytes(BitonicScanState *state)
 {
-	return state->block_bytes + state->tuples_cap * sizeof(MinimalTuple) +
-		BitonicMultiSortBytes(&state->ms) +
-		state->ntuples * (sizeof(uint32) + sizeof(MinimalTuple));
+	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
+		BitonicMultiSortBytes(&state->ms) + state->ntuples * sizeof(uint32);
 }
 
-/* Copy the slot's row into the tuple blocks. */
-static MinimalTuple
-store_tuple(BitonicScanState *state, TupleTableSlot *slot)
-{
-	bool		should_free;
-	MinimalTuple mt = NULL;
-	HeapTuple	ht = NULL;
-	size_t		tlen;
-	MinimalTuple copy;
-
-	/* a heap tuple is copied straight from its buffer: one copy, no palloc */
-	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
-	{
-		ht = ExecFetchSlotHeapTuple(slot, false, &should_free);
-		tlen = ht->t_len - MINIMAL_TUPLE_OFFSET;
-	}
-	else
-	{
-		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
-		tlen = mt->t_len;
-	}
-
-	if (state->block == NULL || state->block_used + MAXALIGN(tlen) > state->block_size)
-	{
-		size_t		size = state->block_size ? Min(state->block_size * 2, BLOCK_MAX) : BLOCK_MIN;
-
-		size = Max(size, MAXALIGN(tlen));
-		state->block = MemoryContextAllocHuge(state->cxt, size);
-		state->block_size = size;
-		state->block_used = 0;
-		state->block_bytes += size;
-	}
-	copy = (MinimalTuple) (state->block + state->block_used);
-	if (ht != NULL)
-	{
-		/* the minimal tuple is the heap tuple less its first bytes */
-		memcpy(copy, (char *) ht->t_data + MINIMAL_TUPLE_OFFSET, tlen);
-		copy->t_len = (uint32) tlen;
-	}
-	else
-		memcpy(copy, mt, tlen);
-	state->block_used += MAXALIGN(tlen);
-	if (should_free)
-		pfree(ht != NULL ? (void *) ht : (void *) mt);
-	return copy;
-}
-
-/* Add one child row: its first sort column to the pairs, the row to the blocks. */
+/* Key the rows of the batch: their first sort column, read from the store. */
 static void
+key_batch(BitonicScanState *state)
+{
+	Datum		values[BITONIC_INGEST_BATCH];
+	bool		isnull[BITONIC_INGEST_BATCH];
+	TupleDesc	tupdesc = state->slot->tts_tupleDescriptor;
+	AttrNumber	attno = state->keys.attnos[0];
+	HeapTupleData htup;
+
+	for (int i = 0; i < state->nbatch; i++)
+	{
+		MinimalTuple mt = BitonicStoreGet(&state->store, state->batch[i]);
+
+		htup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
+		htup.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
+		values[i] = heap_getattr(&htup, attno, tupdesc, &isnull[i]);
+	}
+	BitonicMultiSortAddBatch(&state->ms, state->batch, values, isnull, state->nbatch);
+	state->nbatch = 0;
+}
+
+/*
+ * Add one child row to the store and its batch, keying the batch when it is
+ * full; false when the store cannot take the row.
+ */
+static bool
 add_row(BitonicScanState *state, TupleTableSlot *slot)
 {
-	bool		isnull;
-	Datum		first = slot_getattr(slot, state->keys.attnos[0], &isnull);
-
-	if (state->ntuples == state->tuples_cap)
+	if (!BitonicStoreAdd(&state->store, slot, &state->batch[state->nbatch]))
+		return false;
+	state->ntuples++;
+	if (++state->nbatch == BITONIC_INGEST_BATCH)
 	{
-		size_t		cap = Max(state->tuples_cap * 2, 1024);
-
-		state->tuples = state->tuples ?
-			repalloc_huge(state->tuples, cap * sizeof(MinimalTuple)) :
-			MemoryContextAllocHuge(state->cxt, cap * sizeof(MinimalTuple));
-		state->tuples_cap = cap;
+		key_batch(state);
+		state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
 	}
-	BitonicMultiSortAdd(&state->ms, (uint32) state->ntuples, first, isnull);
-	state->tuples[state->ntuples++] = store_tuple(state, slot);
+	return true;
 }
 
-/* Tie-pass callback: column `column` of row `item`. */
+/* Tie-pass callback: column `column` of the row with locator `item`. */
 static void
 fetch_column(void *arg, uint32 item, int column, Datum *value, bool *isnull)
 {
 	BitonicScanState *state = (BitonicScanState *) arg;
-	MinimalTuple mt = state->tuples[item];
+	MinimalTuple mt = BitonicStoreGet(&state->store, item);
 	HeapTupleData htup;
 
 	htup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
@@ -196,87 +169,80 @@ fetch_column(void *arg, uint32 item, int column, Datum *value, bool *isnull)
 						  state->slot->tts_tupleDescriptor, isnull);
 }
 
-/* Sort the rows in memory: pairs, tie pass, then the row pointers in order. */
+/* Sort the rows in memory: pairs and tie pass give the locators in order. */
 static void
 sort_in_memory(BitonicScanState *state)
 {
 	size_t		n = state->ntuples;
-	uint32	   *order = MemoryContextAllocHuge(state->cxt, Max(n, 1) * sizeof(uint32));
-	MinimalTuple *sorted;
-	instr_time	t0;
 
-	/* while sorting: blocks, pointers, pairs and the order */
-	state->peak_bytes = Max(state->peak_bytes, state->block_bytes +
-							state->tuples_cap * sizeof(MinimalTuple) +
-							BitonicMultiSortBytes(&state->ms) + n * sizeof(uint32));
-	BitonicMultiSortRun(&state->ms, order, fetch_column, state);
+	BitonicStoreFinish(&state->store);
+	key_batch(state);
+	state->order = MemoryContextAllocHuge(state->cxt, Max(n, 1) * sizeof(uint32));
+	/* while sorting: the store, the pairs and the order */
+	state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
+	BitonicMultiSortRun(&state->ms, state->order, fetch_column, state);
 	state->sort_ms += state->ms.sort_ms;
 	state->tie_ms += state->ms.tie_ms;
 	BitonicMultiSortReset(&state->ms, true);
-	/* while permuting: blocks, pointers, the order and the sorted pointers */
-	state->peak_bytes = Max(state->peak_bytes, state->block_bytes +
-							state->tuples_cap * sizeof(MinimalTuple) +
-							n * (sizeof(MinimalTuple) + sizeof(uint32)));
-
-	INSTR_TIME_SET_CURRENT(t0);
-	sorted = MemoryContextAllocHuge(state->cxt, Max(n, 1) * sizeof(MinimalTuple));
-	for (size_t i = 0; i < n; i++)
-	{
-		if (i + EMIT_PREFETCH < n)
-			__builtin_prefetch(&state->tuples[order[i + EMIT_PREFETCH]]);
-		sorted[i] = state->tuples[order[i]];
-	}
-	pfree(order);
-	pfree(state->tuples);
-	state->tuples = sorted;
-	state->tuples_cap = n;
-	state->sort_ms += BitonicMsSince(t0);
 	state->phase = BITONIC_PHASE_SORTED;
 }
 
-/* Read the whole input, then sort it in memory or finish the spilled sort. */
+/* Milliseconds the node's input has spent in its own work so far (timed runs). */
+static double
+input_ms(PlanState *child)
+{
+	if (child->instrument == NULL || !child->instrument->need_timer)
+		return 0;
+	return INSTR_TIME_GET_MILLISEC(child->instrument->counter);
+}
+
+/*
+ * Read the whole input, then sort it in memory or finish the spilled sort.
+ * Nothing is timed per row: the key build is the time of the loop less the
+ * input's own.
+ */
 static void
 load_and_sort(BitonicScanState *state)
 {
 	PlanState  *child = linitial(state->css.custom_ps);
 	size_t		limit = (size_t) work_mem * 1024;
-	bool		timed = state->css.ss.ps.instrument != NULL &&
-		state->css.ss.ps.instrument->need_timer;
-	instr_time	t0;
+	double		child_ms = input_ms(child);
+	instr_time	t0,
+				t1;
 
+	INSTR_TIME_SET_CURRENT(t0);
+	BitonicMultiSortReserve(&state->ms,
+							(size_t) Min(state->css.ss.ps.plan->plan_rows * 1.05,
+										 (double) limit / 64));
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(child);
 
 		if (TupIsNull(slot))
 			break;
-		/* key build is timed per row, so the child's own time stays out */
-		if (timed)
-			INSTR_TIME_SET_CURRENT(t0);
 		if (state->tuplesort != NULL)
 			tuplesort_puttupleslot(state->tuplesort, slot);
-		else
+		else if (!add_row(state, slot))
 		{
-			add_row(state, slot);
-			if (held_bytes(state) > limit)
-			{
-				state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
-				BitonicScanSpill(state);
-			}
+			/* the locators are used up: tuplesort takes everything */
+			BitonicScanSpill(state);
+			tuplesort_puttupleslot(state->tuplesort, slot);
 		}
-		if (timed)
-			state->key_ms += BitonicMsSince(t0);
+		else if (state->nbatch == 0 && held_bytes(state) > limit)
+			BitonicScanSpill(state);
 	}
+	state->key_ms += BitonicMsSince(t0) - (input_ms(child) - child_ms);
 
+	INSTR_TIME_SET_CURRENT(t1);
 	if (state->tuplesort != NULL)
 	{
-		INSTR_TIME_SET_CURRENT(t0);
 		tuplesort_performsort(state->tuplesort);
-		state->sort_ms += BitonicMsSince(t0);
+		state->sort_ms += BitonicMsSince(t1);
 		state->phase = BITONIC_PHASE_SPILLED;
 	}
 	else
 		sort_in_memory(state);
+	state->load_ms += BitonicMsSince(t0);
 	state->pos = -1;
 }
 
@@ -299,10 +265,11 @@ next_sorted_row(BitonicScanState *state, bool forward)
 	}
 	state->pos = next;
 	if (forward && next + EMIT_PREFETCH < n)
-		__builtin_prefetch(state->tuples[next + EMIT_PREFETCH]);
+		__builtin_prefetch(BitonicStoreGet(&state->store, state->order[next + EMIT_PREFETCH]));
 	else if (!forward && next >= EMIT_PREFETCH)
-		__builtin_prefetch(state->tuples[next - EMIT_PREFETCH]);
-	return ExecStoreMinimalTuple(state->tuples[next], state->slot, false);
+		__builtin_prefetch(BitonicStoreGet(&state->store, state->order[next - EMIT_PREFETCH]));
+	return ExecStoreMinimalTuple(BitonicStoreGet(&state->store, state->order[next]),
+								 state->slot, false);
 }
 
 /* ExecScan access method: sort on the first call, then hand out rows. */
@@ -311,21 +278,12 @@ bitonic_access(ScanState *ss)
 {
 	BitonicScanState *state = (BitonicScanState *) ss;
 	bool		forward = ScanDirectionIsForward(ss->ps.state->es_direction);
-	bool		timed = ss->ps.instrument != NULL && ss->ps.instrument->need_timer;
-	TupleTableSlot *slot;
-	instr_time	t0;
 
 	if (state->phase == BITONIC_PHASE_EMPTY)
 		load_and_sort(state);
-	if (timed)
-		INSTR_TIME_SET_CURRENT(t0);
 	if (state->phase == BITONIC_PHASE_SPILLED)
-		slot = BitonicScanSpillNext(state, forward);
-	else
-		slot = next_sorted_row(state, forward);
-	if (timed)
-		state->emit_ms += BitonicMsSince(t0);
-	return slot;
+		return BitonicScanSpillNext(state, forward);
+	return next_sorted_row(state, forward);
 }
 
 /* ExecScan recheck method: the node has no quals of its own. */
@@ -352,13 +310,10 @@ BitonicScanForgetRows(BitonicScanState *state)
 	ExecClearTuple(state->slot);
 	BitonicMultiSortReset(&state->ms, true);
 	MemoryContextReset(state->cxt);
-	state->tuples = NULL;
+	BitonicStoreForget(&state->store);
+	state->order = NULL;
 	state->ntuples = 0;
-	state->tuples_cap = 0;
-	state->block = NULL;
-	state->block_used = 0;
-	state->block_size = 0;
-	state->block_bytes = 0;
+	state->nbatch = 0;
 	state->phase = BITONIC_PHASE_EMPTY;
 	state->pos = -1;
 }
@@ -435,7 +390,8 @@ restore_bitonic_scan(CustomScanState *node)
 	}
 	state->pos = state->mark;
 	if (state->pos >= 0 && state->pos < (int64) state->ntuples)
-		ExecStoreMinimalTuple(state->tuples[state->pos], state->slot, false);
+		ExecStoreMinimalTuple(BitonicStoreGet(&state->store, state->order[state->pos]),
+							  state->slot, false);
 	else
 		ExecClearTuple(state->slot);
 }

@@ -120,5 +120,8 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyFloat("Key Build Time", "ms", state->key_ms, 3, es);
 	ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
 	ExplainPropertyFloat("Tie Pass Time", "ms", state->tie_ms, 3, es);
-	ExplainPropertyFloat("Emit Time", "ms", state->emit_ms, 3, es);
+	/* the node's time outside reading and sorting went to handing out rows */
+	if (node->ss.ps.instrument != NULL)
+		ExplainPropertyFloat("Emit Time", "ms",
+							 Max(node->ss.ps.instrument->total * 1000.0 - state->load_ms, 0), 3, es);
 }

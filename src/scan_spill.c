@@ -14,18 +14,19 @@ BitonicScanSpill(BitonicScanState *state)
 {
 	BitonicScanKeys *keys = &state->keys;
 	Tuplesortstate *ts;
-	size_t		n = state->ntuples;
-	MinimalTuple *tuples = state->tuples;
+	BitonicStoreIter iter = {0, 0};
+	MinimalTuple mt;
+	size_t		i = 0;
 
 	ts = tuplesort_begin_heap(state->slot->tts_tupleDescriptor, keys->nkeys,
 							  keys->attnos, keys->sortops, keys->collations,
 							  keys->nulls_first, work_mem, NULL,
 							  state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
-	for (size_t i = 0; i < n; i++)
+	while ((mt = BitonicStoreNext(&state->store, &iter)) != NULL)
 	{
-		ExecStoreMinimalTuple(tuples[i], state->slot, false);
+		ExecStoreMinimalTuple(mt, state->slot, false);
 		tuplesort_puttupleslot(ts, state->slot);
-		if ((i & 0xffff) == 0)
+		if ((i++ & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	BitonicScanForgetRows(state);

@@ -45,6 +45,21 @@ parallel_worker(void *arg)
 	return NULL;
 }
 
+/* Start a thread that inherits a mask blocking every signal (never the backend's). */
+static bool
+start_blocked(pthread_t *thread, void *(*fn) (void *), void *arg)
+{
+	sigset_t	all,
+				old;
+	bool		ok;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(thread, NULL, fn, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
 /* Run fn over [begin, end) on up to `threads` threads (see parallel.h). */
 void
 bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
@@ -52,8 +67,6 @@ bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 {
 	parallel_job job;
 	pthread_t	tids[BS_MAX_THREADS];
-	sigset_t	all,
-				old;
 	int			started = 0;
 	size_t		chunks;
 
@@ -78,16 +91,12 @@ bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 	job.grain = grain;
 	atomic_init(&job.next, begin);
 
-	/* Workers inherit this mask: they never take the backend's signals. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int i = 0; i < threads - 1; i++)
 	{
-		if (pthread_create(&tids[started], NULL, parallel_worker, &job) != 0)
+		if (!start_blocked(&tids[started], parallel_worker, &job))
 			break;
 		started++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	parallel_drain(&job);
 	for (int i = 0; i < started; i++)
@@ -109,4 +118,21 @@ bs_parallel_for_checked(int threads, size_t nitems, size_t grain, size_t batch,
 			hooks->check(hooks->arg);
 		bs_parallel_for(threads, begin, end, grain, fn, ctx);
 	}
+}
+
+/* Start fn(arg) on a background thread (see parallel.h). */
+bool
+bs_background_start(bs_background *task, void *(*fn) (void *), void *arg)
+{
+	task->running = start_blocked(&task->thread, fn, arg);
+	return task->running;
+}
+
+/* Wait for the background function, if one runs. */
+void
+bs_background_wait(bs_background *task)
+{
+	if (task->running)
+		pthread_join(task->thread, NULL);
+	task->running = false;
 }

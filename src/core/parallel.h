@@ -8,6 +8,8 @@
 #ifndef BS_PARALLEL_H
 #define BS_PARALLEL_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -34,6 +36,25 @@ struct bs_hooks;
 extern void bs_parallel_for_checked(int threads, size_t nitems, size_t grain,
 									size_t batch, bs_task_fn fn, void *ctx,
 									const struct bs_hooks *hooks);
+
+/*
+ * One function run on a background thread while the caller goes on; the
+ * caller must bs_background_wait before it touches what the function uses.
+ */
+typedef struct bs_background
+{
+	pthread_t	thread;
+	bool		running;
+} bs_background;
+
+/*
+ * Start fn(arg) on a background thread (signals blocked); false when no
+ * thread could be started, and then nothing runs.
+ */
+extern bool bs_background_start(bs_background *task, void *(*fn) (void *), void *arg);
+
+/* Wait for the background function, if one runs. */
+extern void bs_background_wait(bs_background *task);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,263 @@
+/*
+ * scan_store.c — the rows of a BitonicSort node: minimal tuples packed into
+ * large blocks, each named by a 32-bit locator.
+ *
+ * A locator is the row's position in an address space of 1 MB slots counted
+ * in 8-byte units: slot number in the high 15 bits, offset within the slot
+ * in the low 17.  Rows are appended, so locators grow with input order and a
+ * sort that breaks ties by locator keeps ties in input order.  A block of
+ * 1 MB or more covers consecutive slots; a smaller block has a slot of its
+ * own.  The slot table is small (one pointer per MB), so turning a locator
+ * into a tuple costs one cached load and no per-row pointer array exists.
+ *
+ * Blocks of 2 MB and more are 2 MB aligned and advised as transparent huge
+ * pages.  While the backend fills one, the next is allocated and a
+ * background thread faults its pages in (MADV_POPULATE_WRITE): the kernel's
+ * page zeroing runs on another core instead of in the ingest loop.
+ */
+#include "scan.h"
+
+#include <sys/mman.h>
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "utils/memutils.h"
+
+/* First and largest size of a tuple block. */
+#define BLOCK_MIN ((size_t) 64 * 1024)
+#define BLOCK_MAX ((size_t) 32 * 1024 * 1024)
+
+/* Size of a transparent huge page, the alignment of large blocks. */
+#define HUGE_PAGE ((size_t) 2 * 1024 * 1024)
+
+/* Number of slots that locators can name. */
+#define STORE_MAX_SLOTS ((uint32) 1 << (32 - BITONIC_SLOT_UNIT_BITS))
+
+/* Background thread: fault in the pages of the newest large block. */
+static void *
+prefault_pages(void *arg)
+{
+#ifdef MADV_POPULATE_WRITE
+	BitonicTupleStore *store = (BitonicTupleStore *) arg;
+
+	(void) madvise(store->prefault_start, store->prefault_len, MADV_POPULATE_WRITE);
+#endif
+	return NULL;
+}
+
+/* Reset callback of the store's context: no thread may outlive its block. */
+static void
+wait_for_prefault(void *arg)
+{
+	BitonicTupleStore *store = (BitonicTupleStore *) arg;
+
+	bs_background_wait(&store->prefault);
+	store->prefault_guarded = false;
+}
+
+/* Have a background thread fault in a new large block (2 MB aligned). */
+static void
+start_prefault(BitonicTupleStore *store, char *start, size_t len)
+{
+	bs_background_wait(&store->prefault);
+	if (!store->prefault_guarded)
+	{
+		store->prefault_guard.func = wait_for_prefault;
+		store->prefault_guard.arg = store;
+		MemoryContextRegisterResetCallback(store->cxt, &store->prefault_guard);
+		store->prefault_guarded = true;
+	}
+	store->prefault_start = start;
+	store->prefault_len = len;
+	(void) bs_background_start(&store->prefault, prefault_pages, store);
+}
+
+/* Start an empty store whose blocks live in cxt. */
+void
+BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt)
+{
+	memset(store, 0, sizeof(BitonicTupleStore));
+	store->cxt = cxt;
+}
+
+/* Forget every row; call after cxt has been reset (the memory is gone). */
+void
+BitonicStoreForget(BitonicTupleStore *store)
+{
+	Assert(!store->prefault.running);
+	BitonicStoreInit(store, store->cxt);
+}
+
+/* The last row is in: wait for the background thread, free the spare block. */
+void
+BitonicStoreFinish(BitonicTupleStore *store)
+{
+	bs_background_wait(&store->prefault);
+	if (store->spare != NULL)
+	{
+		pfree(store->spare_raw);
+		store->bytes -= store->spare_size;
+		store->spare = NULL;
+	}
+}
+
+/*
+ * Memory of size bytes in cxt (*raw: what to pfree); 2 MB aligned and
+ * advised as huge pages when large.
+ */
+static char *
+alloc_block(MemoryContext cxt, size_t size, char **raw)
+{
+	char	   *aligned;
+
+	if (size < HUGE_PAGE)
+		return *raw = MemoryContextAllocHuge(cxt, size);
+	/* the unaligned head and tail are never touched, so never resident */
+	*raw = MemoryContextAllocHuge(cxt, size + HUGE_PAGE);
+	aligned = (char *) TYPEALIGN(HUGE_PAGE, *raw);
+#ifdef MADV_HUGEPAGE
+	(void) madvise(aligned, size, MADV_HUGEPAGE);	/* advice only */
+#endif
+	return aligned;
+}
+
+/* Grow an array of elsize-byte elements to at least need (doubling). */
+static void *
+grow(MemoryContext cxt, void *array, uint32 *cap, uint32 need, size_t elsize)
+{
+	uint32		newcap = Max(Max(*cap * 2, need), 16);
+
+	*cap = newcap;
+	if (array == NULL)
+		return MemoryContextAlloc(cxt, newcap * elsize);
+	return repalloc(array, newcap * elsize);
+}
+
+/*
+ * Open a new block with room for at least `need` bytes; false when the
+ * locators' address space is used up.
+ */
+static bool
+open_block(BitonicTupleStore *store, size_t need)
+{
+	size_t		size = store->nblocks == 0 ? BLOCK_MIN :
+		Min(store->blocks[store->nblocks - 1].size * 2, BLOCK_MAX);
+	uint32		nslots;
+	BitonicStoreBlock *block;
+	char	   *base;
+	char	   *raw;
+
+	size = Max(size, need);
+	if (size >= BITONIC_SLOT_BYTES)
+		size = TYPEALIGN(BITONIC_SLOT_BYTES, size);
+	nslots = (uint32) ((size + BITONIC_SLOT_BYTES - 1) / BITONIC_SLOT_BYTES);
+	if ((uint64) store->nslots + nslots > STORE_MAX_SLOTS)
+		return false;
+
+	if (store->spare != NULL && store->spare_size == size)
+	{
+		base = store->spare;
+		store->spare = NULL;
+	}
+	else
+	{
+		base = alloc_block(store->cxt, size, &raw);
+		store->bytes += size;
+	}
+	/* the next large block is made ready in the background while this one fills */
+	if (size >= HUGE_PAGE && store->spare == NULL)
+	{
+		store->spare_size = Min(size * 2, BLOCK_MAX);
+		store->spare = alloc_block(store->cxt, store->spare_size, &store->spare_raw);
+		store->bytes += store->spare_size;
+		start_prefault(store, store->spare, store->spare_size);
+	}
+	if (store->nblocks == store->blocks_cap)
+		store->blocks = grow(store->cxt, store->blocks, &store->blocks_cap,
+							 store->nblocks + 1, sizeof(BitonicStoreBlock));
+	if (store->nslots + nslots > store->slots_cap)
+		store->slots = grow(store->cxt, store->slots, &store->slots_cap,
+							store->nslots + nslots, sizeof(char *));
+	for (uint32 i = 0; i < nslots; i++)
+		store->slots[store->nslots + i] = base + (size_t) i * BITONIC_SLOT_BYTES;
+
+	block = &store->blocks[store->nblocks++];
+	block->base = base;
+	block->size = size;
+	block->used = 0;
+	block->first_slot = store->nslots;
+	store->nslots += nslots;
+	return true;
+}
+
+/*
+ * Copy the slot's row into the store and set *locator; false when the store
+ * cannot name another row (the caller spills).
+ */
+bool
+BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
+{
+	bool		should_free;
+	const char *src;
+	size_t		len;
+	BitonicStoreBlock *block;
+	MinimalTuple copy;
+
+	/* a heap tuple is copied straight from its buffer: one copy, no palloc */
+	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		HeapTuple	ht = ExecFetchSlotHeapTuple(slot, false, &should_free);
+
+		src = (const char *) ht->t_data + MINIMAL_TUPLE_OFFSET;
+		len = ht->t_len - MINIMAL_TUPLE_OFFSET;
+		Assert(!should_free);
+	}
+	else
+	{
+		MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &should_free);
+
+		src = (const char *) mt;
+		len = mt->t_len;
+	}
+
+	block = store->nblocks > 0 ? &store->blocks[store->nblocks - 1] : NULL;
+	if (block == NULL || block->used + MAXALIGN(len) > block->size)
+	{
+		if (!open_block(store, MAXALIGN(len)))
+		{
+			if (should_free)
+				pfree((void *) src);
+			return false;
+		}
+		block = &store->blocks[store->nblocks - 1];
+	}
+	copy = (MinimalTuple) (block->base + block->used);
+	memcpy(copy, src, len);
+	copy->t_len = (uint32) len;
+	*locator = (block->first_slot << BITONIC_SLOT_UNIT_BITS) +
+		(uint32) (block->used >> BITONIC_UNIT_SHIFT);
+	block->used += MAXALIGN(len);
+	store->ntuples++;
+	if (should_free)
+		pfree((void *) src);
+	return true;
+}
+
+/* The next row in input order (start with a zeroed iterator); NULL after the last. */
+MinimalTuple
+BitonicStoreNext(const BitonicTupleStore *store, BitonicStoreIter *iter)
+{
+	for (; iter->block < store->nblocks; iter->block++, iter->offset = 0)
+	{
+		const BitonicStoreBlock *block = &store->blocks[iter->block];
+
+		if (iter->offset < block->used)
+		{
+			MinimalTuple mt = (MinimalTuple) (block->base + iter->offset);
+
+			iter->offset += MAXALIGN(mt->t_len);
+			return mt;
+		}
+	}
+	return NULL;
+}
