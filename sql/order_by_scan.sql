@@ -275,3 +275,46 @@ SELECT bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C" DESC, i2, id');
 SELECT bs_compare($q$SELECT k, (SELECT string_agg(id::text, ',') FROM (SELECT id, t FROM obs WHERE obs.i2 % 3 = g.k ORDER BY t, id) s) FROM generate_series(-2, 2) g(k)$q$);
 SELECT bs_cursor_compare('SELECT id, f8 FROM obs ORDER BY f8 DESC, id') AS spilled_cursor;
 RESET work_mem;
+
+-- many rows: tuple blocks up to 32 MB (2 MB aligned, faulted in by a
+-- background thread), a row larger than a block, a spill after large blocks
+-- and a cancel while rows are read.  Compared by a digest of the whole output.
+CREATE FUNCTION bs_digest_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  used bool := false;
+  line text;
+  a text;
+  b text;
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    used := used OR line LIKE '%Custom Scan (BitonicSort)%';
+  END LOOP;
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO a;
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO b;
+  IF NOT used THEN
+    RETURN 'BitonicSort not used';
+  END IF;
+  RETURN CASE WHEN a = b THEN 'same' ELSE 'different' END;
+END $$;
+CREATE TABLE wide AS
+  SELECT i AS id, (i * 7919) % 100003 AS k, md5(i::text) AS t, repeat(md5((i % 97)::text), 12) AS pad
+  FROM generate_series(1, 150000) i;
+ANALYZE wide;
+SET work_mem = '256MB';
+SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k, id DESC') AS large_blocks,
+       bs_digest_compare('SELECT * FROM wide ORDER BY t COLLATE "C"') AS large_blocks_abbreviated,
+       bs_digest_compare($q$SELECT i, length(b), md5(b) FROM (SELECT i, repeat(md5(i::text), 40000 + i) AS b FROM generate_series(1, 6) i OFFSET 0) s ORDER BY i DESC$q$) AS rows_over_1mb;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT w.*, g FROM wide w, generate_series(1, 40) g ORDER BY w.k, g) s;
+SET statement_timeout = '100ms';
+SELECT count(*) FROM (SELECT w.*, g FROM wide w, generate_series(1, 40) g ORDER BY w.k, g) s;
+RESET statement_timeout;
+SELECT count(*) AS after_cancel FROM (SELECT * FROM wide ORDER BY k) s;
+RESET enable_sort;
+SET work_mem = '24MB';
+SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k DESC, id') AS spill_after_large_blocks;
+RESET work_mem;

@@ -26,12 +26,17 @@ extern "C" {
 /* A 32-bit key packed with its pointer: (uint64) key << 32 | ptr. */
 typedef uint64_t bs_pair32;
 
-/* A 64-bit key with its pointer; ordered by (key, ptr). */
+/*
+ * A 64-bit key with its pointer; ordered by (key, ptr).  The pointer comes
+ * first so that on a little-endian machine the 16 bytes are the unsigned
+ * 128-bit integer key << 64 | ptr, whose order is the pair's: vqsort sorts
+ * them as such in place.
+ */
 typedef struct bs_pair64
 {
-	uint64_t	key;
 	uint32_t	ptr;
-	uint32_t	pad;			/* always 0; keeps the pair 16 bytes */
+	uint32_t	pad;			/* always 0 */
+	uint64_t	key;
 } bs_pair64;
 
 /* Largest n any sorter accepts: pointers are 32-bit. */

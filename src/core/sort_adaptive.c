@@ -105,7 +105,7 @@ typedef struct ab_shape
 /* 64-bit-key pairs: sentinels (UINT64_MAX, i). */
 #define AB_PAIR bs_pair64
 #define AB_GT(x, y) (((x).key > (y).key) | (((x).key == (y).key) & ((x).ptr > (y).ptr)))
-#define AB_SENTINEL(i) ((bs_pair64) {UINT64_MAX, (uint32_t) (i), 0})
+#define AB_SENTINEL(i) ((bs_pair64) {.ptr = (uint32_t) (i), .pad = 0, .key = UINT64_MAX})
 #define AB_NAME(s) ab64_##s
 #include "adaptive_tree.inc"
 #undef AB_PAIR

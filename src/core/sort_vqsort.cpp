@@ -2,14 +2,14 @@
  * sort_vqsort.cpp — Highway's vqsort as a CPU sorter for both pair shapes
  * (built only with USE_HWY, see mk/hwy.mk).
  *
- * Packed 32-bit-key pairs are plain uint64 values.  A 64-bit-key pair is
- * sorted as a 128-bit integer whose high half is the key and low half the
- * pointer, so the unsigned 128-bit order is the (key, ptr) order and the
- * result equals every other sorter's; the two halves are swapped in and out
- * of that layout in one pass each.
+ * Packed 32-bit-key pairs are plain uint64 values.  A 64-bit-key pair is, in
+ * memory, the 128-bit integer whose high half is the key and low half the
+ * pointer (bs_sort.h lays it out so), so the unsigned 128-bit order is the
+ * (key, ptr) order and the result equals every other sorter's.
  *
- * Large inputs are cut into chunks of at most 2^22 pairs, sorted on
- * bitonic_sort.cpu_threads threads, then merged in rounds (each merge split
+ * Large inputs are cut into chunks of at most 2^23 pairs, a multiple of
+ * bitonic_sort.cpu_threads of them, sorted on that many threads, then merged
+ * in rounds (each merge split
  * into independent output segments by a co-rank search), with an interrupt
  * check between batches, so the sort uses every core and stays cancellable.
  * vqsort loads 128-bit keys with aligned vector loads: a misaligned array is
@@ -17,6 +17,7 @@
  */
 #include "hwy/contrib/sort/vqsort.h"
 
+#include <cstddef>
 #include <cstring>
 #include <new>
 
@@ -24,10 +25,10 @@
 #include "core_alloc.h"
 #include "parallel.h"
 
-/* log2 of the largest chunk vqsort sorts in one call. */
-static const int kChunkLog = 22;
+/* Largest chunk vqsort sorts in one call (one uninterruptible stretch). */
+static const size_t kMaxChunk = (size_t) 1 << 23;
 /* Smallest chunk worth a thread of its own. */
-static const int kMinChunkLog = 16;
+static const size_t kMinChunk = (size_t) 1 << 16;
 /* Output pairs per merge task (a power of two). */
 static const size_t kMergeSegment = (size_t) 1 << 20;
 
@@ -116,6 +117,29 @@ vq_merge_segments(void *vjob, size_t b, size_t e)
 	}
 }
 
+/*
+ * Pairs per chunk: a multiple of `threads` chunks of at most kMaxChunk,
+ * sized so every merge segment lies within one merge (a multiple of half a
+ * segment, or a power of two below that).
+ */
+static size_t
+vq_chunk_size(size_t n, int threads)
+{
+	size_t		per = threads > 1 ? (size_t) threads : 1;
+	size_t		nchunks = per * ((n + per * kMaxChunk - 1) / (per * kMaxChunk));
+	size_t		chunk = (n + nchunks - 1) / nchunks;
+	size_t		unit = kMergeSegment / 2;
+	size_t		pow2 = kMinChunk;
+
+	if (n <= kMinChunk)
+		return n > 0 ? n : 1;
+	if (chunk >= unit)
+		return (chunk + unit - 1) / unit * unit;
+	while (pow2 < chunk)
+		pow2 *= 2;
+	return pow2;
+}
+
 /* Sort n values of T: chunks in parallel, then merge rounds. */
 template <class T>
 static bs_status
@@ -127,10 +151,7 @@ vq_sort(T *data, size_t n, const bs_options *opt)
 	size_t		nchunks;
 	void	   *raw = NULL;
 
-	while (job.chunk < n && (job.chunk < ((size_t) 1 << kMinChunkLog) ||
-							 job.chunk * threads < n) &&
-		   job.chunk < ((size_t) 1 << kChunkLog))
-		job.chunk *= 2;
+	job.chunk = vq_chunk_size(n, threads);
 	nchunks = (n + job.chunk - 1) / job.chunk;
 	if (nchunks > 1)
 	{
@@ -156,26 +177,6 @@ vq_sort(T *data, size_t n, const bs_options *opt)
 	return job.failed ? BS_ERR_NOMEM : BS_OK;
 }
 
-/*
- * Swap the two 64-bit words of n 16-byte records from src to dst (which may
- * be the same array): {key, ptr} pairs become 128-bit integers with the key
- * high and the pointer low, and back again.  The pad word is always zero.
- */
-static void
-vq_swap_words(const void *src, void *dst, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-	{
-		uint64_t	w[2],
-					s[2];
-
-		memcpy(w, (const char *) src + 16 * i, 16);
-		s[0] = w[1];
-		s[1] = w[0];
-		memcpy((char *) dst + 16 * i, s, 16);
-	}
-}
-
 /* vqsort of packed 32-bit-key pairs. */
 extern "C" bs_status
 bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
@@ -196,6 +197,8 @@ bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 	bs_status	status;
 
 	static_assert(sizeof(bs_pair64) == sizeof(hwy::uint128_t), "pair64 is 16 bytes");
+	static_assert(offsetof(bs_pair64, ptr) == 0 && offsetof(bs_pair64, key) == 8,
+				  "pair64 is the little-endian 128-bit integer key << 64 | ptr");
 	if (n > BS_MAX_PAIRS)
 		return BS_ERR_TOO_MANY;
 	if (aligned)
@@ -210,9 +213,11 @@ bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 			~(uintptr_t) (alignof(hwy::uint128_t) - 1));
 	}
 
-	vq_swap_words(pairs, wide, n);
+	if (!aligned)
+		memcpy(wide, pairs, n * sizeof(hwy::uint128_t));
 	status = vq_sort<hwy::uint128_t>(wide, n, opt);
-	vq_swap_words(wide, pairs, n);
+	if (!aligned)
+		memcpy(pairs, wide, n * sizeof(hwy::uint128_t));
 	bs_core_free(hooks, copy);
 	return status;
 }

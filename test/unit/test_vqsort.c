@@ -62,6 +62,22 @@ main(void)
 						"vqsort %s n=%zu", gen_dist_names[d], n);
 		}
 	}
+	/* chunk layouts: several threads, odd thread counts, more than one round of chunks */
+	{
+		static const struct
+		{
+			size_t		n;
+			int			threads;
+		}			layouts[] = {
+			{65537, 2}, {300001, 2}, {1048579, 2}, {3000000, 3}, {5000011, 4},
+			{(1u << 23) * 2 + 5, 1},
+		};
+
+		for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+			unit_report(check_algorithm(BS_ALGO_VQSORT, layouts[i].n, GEN_RANDOM,
+										gen_next(&state), layouts[i].threads, NULL),
+						"vqsort random n=%zu on %d threads", layouts[i].n, layouts[i].threads);
+	}
 	unit_report(check_misaligned(100003), "vqsort 64-bit-key pairs, misaligned array");
 	return unit_exit_status();
 }
