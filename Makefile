@@ -14,6 +14,7 @@ DATA = sql/bitonic_sort--1.0.sql
 
 CORE_OBJS = \
 	src/core/cpu_features.o \
+	src/core/merge_sort.o \
 	src/core/parallel.o \
 	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \
@@ -27,6 +28,7 @@ OBJS = \
 	src/array_sort.o \
 	src/info.o \
 	src/multikey.o \
+	src/libc_text.o \
 	src/scan_planner.o \
 	src/scan_exec.o \
 	src/scan_store.o \

@@ -278,8 +278,9 @@ RESET work_mem;
 
 -- many rows: tuple blocks up to 32 MB (2 MB aligned, faulted in by a
 -- background thread), a row larger than a block, a spill after large blocks
--- and a cancel while rows are read.  Compared by a digest of the whole output.
-CREATE FUNCTION bs_digest_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
+-- and a cancel while rows are read.  Compared by a digest of the whole output
+-- (against native_q, when given, run with the native Sort).
+CREATE FUNCTION bs_digest_compare(q text, native_q text DEFAULT NULL) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   used bool := false;
   line text;
@@ -294,7 +295,7 @@ BEGIN
   EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO a;
   PERFORM set_config('bitonic_sort.enable', 'off', true);
   PERFORM set_config('enable_sort', 'on', true);
-  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO b;
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', coalesce(native_q, q)) INTO b;
   IF NOT used THEN
     RETURN 'BitonicSort not used';
   END IF;
@@ -318,3 +319,26 @@ RESET enable_sort;
 SET work_mem = '24MB';
 SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k DESC, id') AS spill_after_large_blocks;
 RESET work_mem;
+
+-- text in a libc collation, which has no abbreviated key in PostgreSQL 15:
+-- sorted by strcoll on threads, equal strings by the other columns, and
+-- stable (ties in input order, as ORDER BY ..., i gives for this heap)
+CREATE COLLATION bs_en (provider = libc, locale = 'en_US.utf8');
+CREATE TABLE words AS
+  SELECT i, CASE WHEN i % 97 = 0 THEN NULL WHEN i % 1001 = 0 THEN repeat('é' || md5(i::text), 12)
+    ELSE (ARRAY['É', 'e', 'E', 'a b', 'ab', 'A-b', '', 'z', 'Ö', 'o', 'ä', 'Å'])[1 + i % 12] ||
+         substr(md5(i::text), 1, i % 3) || CASE WHEN i % 7 = 0 THEN ' x' ELSE '' END END AS t,
+    i % 5 AS g
+  FROM generate_series(1, 30000) i;
+ANALYZE words;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT * FROM words ORDER BY t COLLATE bs_en DESC, g;
+RESET enable_sort;
+SELECT bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS en,
+       bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en DESC NULLS LAST, g, i DESC') AS en_desc_two_keys,
+       bs_digest_compare('SELECT * FROM words ORDER BY t, i') AS database_default,
+       bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en', 'SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS stable,
+       bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en DESC, g', 'SELECT * FROM words ORDER BY t COLLATE bs_en DESC, g, i') AS stable_two_keys;
+SET bitonic_sort.cpu_threads = 1;
+SELECT bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS en_one_thread;
+RESET bitonic_sort.cpu_threads;

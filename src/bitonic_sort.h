@@ -10,6 +10,7 @@
 
 #include "core/bs_sort.h"
 #include "portability/instr_time.h"
+#include "utils/pg_locale.h"
 #include "utils/sortsupport.h"
 
 /* guc.c */
@@ -35,6 +36,7 @@ extern void BitonicSortPairs64(bs_pair64 *pairs, size_t n);
 extern bool BitonicGpuUsable(const char **reason);
 extern void BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm);
 extern void BitonicSortDescribe(double n, const char **backend, const char **algorithm);
+extern const bs_hooks *BitonicCoreHooks(void);
 
 /* keys.c */
 typedef enum BitonicKeyWidth
@@ -51,6 +53,19 @@ extern void BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
 								   bool descending, bs_pair64 *pairs);
 extern void BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n,
 								  uint64 *keys);
+
+/* libc_text.c */
+
+/* Sort by text in a libc collation other than "C" (strcoll on threads). */
+typedef struct BitonicLibcText
+{
+	bool		usable;			/* the column is such text */
+	bool		descending;
+	locale_t	locale;			/* 0: the database's LC_COLLATE */
+} BitonicLibcText;
+
+struct BitonicSortColumn;
+extern bool BitonicLibcTextInit(const struct BitonicSortColumn *col, BitonicLibcText *lt);
 
 /* multikey.c */
 
@@ -87,6 +102,7 @@ typedef struct BitonicMultiSort
 	int			ncolumns;
 	SortSupport ssup;			/* full comparators, one per column */
 	SortSupportData abbrev;		/* first column's abbreviation, for ABBREV */
+	BitonicLibcText libc_text;	/* first column, for CONSTANT */
 	BitonicKeyKind kind;
 	Oid			first_type;
 	bool		descending;		/* first column */
@@ -116,6 +132,9 @@ extern void BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order,
 								BitonicFetchFn fetch, void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
+extern void BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
+								BitonicFetchFn fetch, void *arg, int column,
+								bool *starts_run);
 extern double BitonicMsSince(instr_time t0);
 
 #endif							/* BITONIC_SORT_H */

@@ -18,6 +18,9 @@
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+/* Runs at least this long of libc-collated text are sorted on threads. */
+#define LIBC_TEXT_THREADED_MIN 4096
+
 /* State of the tie pass, handed to qsort. */
 typedef struct TieContext
 {
@@ -101,6 +104,8 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 		prepare_ssup(&ms->abbrev, &columns[0], true, here);
 		ms->kind = abbrev_is_integer(&ms->abbrev) ?
 			BITONIC_KIND_ABBREV : BITONIC_KIND_CONSTANT;
+		if (ms->kind == BITONIC_KIND_CONSTANT)
+			(void) BitonicLibcTextInit(&columns[0], &ms->libc_text);
 	}
 }
 
@@ -319,10 +324,45 @@ tie_compare(const void *a, const void *b, void *arg)
 	return x->item < y->item ? -1 : (x->item > y->item ? 1 : 0);
 }
 
+static void sort_run(uint32 *order, size_t len, TieContext *tc);
+
+/*
+ * A run ordered by libc-collated text in the first column: sorted by it on
+ * threads, then each group of equal strings by the other columns.
+ */
+static void
+sort_run_libc_text(uint32 *order, size_t len, TieContext *tc)
+{
+	bool	   *starts = tc->ms->ncolumns > 1 ?
+		MemoryContextAllocHuge(tc->ms->cxt, len * sizeof(bool)) : NULL;
+
+	BitonicLibcTextSort(&tc->ms->libc_text, order, len, tc->fetch, tc->arg, 0, starts);
+	if (starts == NULL)
+		return;
+	tc->first_column = 1;
+	for (size_t s = 0; s < len;)
+	{
+		size_t		e = s + 1;
+
+		while (e < len && !starts[e])
+			e++;
+		if (e - s > 1)
+			sort_run(order + s, e - s, tc);
+		s = e;
+	}
+	tc->first_column = 0;
+	pfree(starts);
+}
+
 /* Sort the items order[0..len) by the full comparators (a run of ties). */
 static void
 sort_run(uint32 *order, size_t len, TieContext *tc)
 {
+	if (tc->first_column == 0 && tc->ms->libc_text.usable && len >= LIBC_TEXT_THREADED_MIN)
+	{
+		sort_run_libc_text(order, len, tc);
+		return;
+	}
 	if (len > tc->items_cap)
 	{
 		tc->items_cap = Max(len, 64);

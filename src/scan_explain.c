@@ -111,6 +111,8 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Backend", backend, es);
 	ExplainPropertyText("Algorithm", algorithm, es);
 	ExplainPropertyText("Normalized Key", BitonicKeyKindName(state->ms.kind), es);
+	if (state->ms.libc_text.usable)
+		ExplainPropertyText("Comparison Sort", "strcoll, parallel merge sort", es);
 	if (!es->analyze)
 		return;
 	ExplainPropertyInteger("Peak Memory", "kB", (int64) ((state->peak_bytes + 1023) / 1024), es);

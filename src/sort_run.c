@@ -36,6 +36,13 @@ pg_core_check(void *arg)
 
 static const bs_hooks pg_hooks = {pg_core_alloc, pg_core_free, pg_core_check, NULL};
 
+/* The core's hooks: PostgreSQL memory and interrupt checks. */
+const bs_hooks *
+BitonicCoreHooks(void)
+{
+	return &pg_hooks;
+}
+
 /* Under device = auto, smaller inputs stay on the CPU: a GPU round trip costs more. */
 #define GPU_AUTO_MIN_PAIRS ((size_t) 1 << 16)
 

@@ -6,7 +6,8 @@
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
-SUMMARY_ON_FAILURE=1 setup_all
+# locales-all: the tests sort text in a real libc collation (en_US.utf8)
+SUMMARY_ON_FAILURE=1 setup_all locales-all
 
 echo "== pg_regress"
 rm -rf results regression.diffs regression.out
