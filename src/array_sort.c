@@ -5,6 +5,7 @@
 #include "bitonic_sort.h"
 
 #include "catalog/pg_collation_d.h"
+#include "core/parallel.h"
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -14,6 +15,10 @@
 #include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(gpu_sort);
+
+/* Output values per gather task, and how far ahead a gather prefetches. */
+#define GATHER_GRAIN ((size_t) 1 << 20)
+#define GATHER_PREFETCH 16
 
 /* The default btree ordering operator of a type, or an ERROR saying there is none. */
 static Oid
@@ -74,8 +79,10 @@ make_result(ArrayType *input, size_t nitems, size_t nnulls, bool nulls_first,
 {
 	size_t		overhead = nnulls ? ARR_OVERHEAD_WITHNULLS(1, nitems) : ARR_OVERHEAD_NONULLS(1);
 	size_t		size = overhead + (nitems - nnulls) * typlen;
-	ArrayType  *result = (ArrayType *) palloc0(size);
+	ArrayType  *result = (ArrayType *) BitonicAllocLarge(CurrentMemoryContext, size);
 
+	/* the values are all written by the sort: only the header and bitmap need zeroes */
+	memset(result, 0, overhead);
 	SET_VARSIZE(result, size);
 	result->ndim = 1;
 	result->dataoffset = nnulls ? (int32) overhead : 0;
@@ -94,6 +101,38 @@ make_result(ArrayType *input, size_t nitems, size_t nnulls, bool nulls_first,
 	return result;
 }
 
+/* Values gathered by pointer: dst[i] = src[pointer of pair i]. */
+typedef struct GatherJob
+{
+	const char *src;
+	char	   *dst;
+	int			typlen;
+	const bs_pair32 *pairs32;	/* one of the two */
+	const bs_pair64 *pairs64;
+} GatherJob;
+
+/* Pointer of pair i of a gather. */
+static inline size_t
+gather_ptr(const GatherJob *job, size_t i)
+{
+	return job->pairs32 ? bs_ptr32(job->pairs32[i]) : job->pairs64[i].ptr;
+}
+
+/* Gather values [begin, end) of the output (a task of bs_parallel_for). */
+static void
+gather_values(void *ctx, size_t begin, size_t end)
+{
+	const GatherJob *job = (const GatherJob *) ctx;
+
+	for (size_t i = begin; i < end; i++)
+	{
+		if (i + GATHER_PREFETCH < end)
+			__builtin_prefetch(job->src + gather_ptr(job, i + GATHER_PREFETCH) * job->typlen);
+		copy_value(job->dst + i * job->typlen, job->src + gather_ptr(job, i) * job->typlen,
+				   job->typlen);
+	}
+}
+
 /* Sorted copy of the non-null values of `array` into `dst`. */
 static void
 sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
@@ -101,27 +140,39 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 	Oid			elemtype = ARR_ELEMTYPE(array);
 	const char *src = ARR_DATA_PTR(array);
 	int			typlen = get_typlen(elemtype);
+	GatherJob	job = {src, dst, typlen, NULL, NULL};
 
 	if (BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32)
 	{
-		bs_pair32  *pairs = MemoryContextAllocHuge(CurrentMemoryContext,
+		bs_pair32  *pairs = BitonicAllocLarge(CurrentMemoryContext,
 												   Max(nvalues, 1) * sizeof(bs_pair32));
 
 		BitonicKeysFromArray32(elemtype, src, nvalues, descending, pairs);
 		BitonicSortPairs32(pairs, nvalues);
-		for (size_t i = 0; i < nvalues; i++)
-			copy_value(dst + i * typlen, src + (size_t) bs_ptr32(pairs[i]) * typlen, typlen);
+		if (BitonicKeyIsBijective(elemtype))
+		{
+			/* the sorted keys are the values: no reads by pointer */
+			BitonicValuesFromPairs32(elemtype, pairs, nvalues, descending, dst);
+			return;
+		}
+		job.pairs32 = pairs;
 	}
 	else
 	{
-		bs_pair64  *pairs = MemoryContextAllocHuge(CurrentMemoryContext,
+		bs_pair64  *pairs = BitonicAllocLarge(CurrentMemoryContext,
 												   Max(nvalues, 1) * sizeof(bs_pair64));
 
 		BitonicKeysFromArray64(elemtype, src, nvalues, descending, pairs);
 		BitonicSortPairs64(pairs, nvalues);
-		for (size_t i = 0; i < nvalues; i++)
-			copy_value(dst + i * typlen, src + (size_t) pairs[i].ptr * typlen, typlen);
+		if (BitonicKeyIsBijective(elemtype))
+		{
+			BitonicValuesFromPairs64(elemtype, pairs, nvalues, descending, dst);
+			return;
+		}
+		job.pairs64 = pairs;
 	}
+	/* random reads of the values: every core keeps some in flight */
+	bs_parallel_for(bitonic_sort_cpu_threads, 0, nvalues, GATHER_GRAIN, gather_values, &job);
 }
 
 /* Element (or sub-array) values of a generic sort, read by the tie pass. */

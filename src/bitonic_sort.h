@@ -37,6 +37,11 @@ extern bool BitonicGpuUsable(const char **reason);
 extern void BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm);
 extern void BitonicSortDescribe(double n, const char **backend, const char **algorithm);
 extern const bs_hooks *BitonicCoreHooks(void);
+extern void BitonicAdviseHugePages(void *ptr, size_t size);
+extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
+
+/* Size of a transparent huge page. */
+#define HUGE_PAGE_BYTES ((size_t) 2 * 1024 * 1024)
 
 /* keys.c */
 typedef enum BitonicKeyWidth
@@ -53,6 +58,13 @@ extern void BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
 								   bool descending, bs_pair64 *pairs);
 extern void BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n,
 								  uint64 *keys);
+extern bool BitonicKeyIsBijective(Oid typid);
+extern void BitonicValuesFromPairs32(Oid typid, const bs_pair32 *pairs, size_t n,
+									 bool descending, char *dst);
+extern void BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n,
+									 bool descending, char *dst);
+extern bool BitonicIsTextOrder(Oid typid, Oid sortop);
+extern uint64 BitonicTextPrefixKey(Datum value);
 
 /* libc_text.c */
 
@@ -103,6 +115,7 @@ typedef struct BitonicMultiSort
 	SortSupport ssup;			/* full comparators, one per column */
 	SortSupportData abbrev;		/* first column's abbreviation, for ABBREV */
 	BitonicLibcText libc_text;	/* first column, for CONSTANT */
+	bool		text_prefix;	/* ABBREV: "C" text, keyed by BitonicTextPrefixKey */
 	BitonicKeyKind kind;
 	Oid			first_type;
 	bool		descending;		/* first column */

@@ -13,6 +13,10 @@
 #include <math.h>
 
 #include "catalog/pg_type_d.h"
+#include "fmgr.h"
+#include "port/pg_bswap.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
 
 /* Key of a signed 32-bit integer. */
 static inline uint32
@@ -156,6 +160,78 @@ BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
 	}
 }
 
+/*
+ * Whether a type's key determines its value: every type with an exact key
+ * but the floats (whose keys merge -0 with 0 and every NaN).
+ */
+bool
+BitonicKeyIsBijective(Oid typid)
+{
+	return BitonicKeyWidthForType(typid) != BITONIC_KEY_NONE &&
+		typid != FLOAT4OID && typid != FLOAT8OID;
+}
+
+/* Loop over n pairs, storing the value of each pair's key as ctype. */
+#define VALUES_FROM_KEYS(ctype, keyof, valueexpr) \
+	do { \
+		ctype	   *out = (ctype *) dst; \
+		for (size_t i = 0; i < n; i++) \
+		{ \
+			__typeof__(keyof(pairs[0])) k = keyof(pairs[i]) ^ flip; \
+			out[i] = (ctype) (valueexpr); \
+		} \
+	} while (0)
+
+#define KEY32(p) bs_key32(p)
+#define KEY64(p) ((p).key)
+
+/* Values of n sorted 32-bit-key pairs of a bijective type, packed into dst. */
+void
+BitonicValuesFromPairs32(Oid typid, const bs_pair32 *pairs, size_t n,
+						 bool descending, char *dst)
+{
+	uint32		flip = descending ? UINT32_MAX : 0;
+
+	switch (typid)
+	{
+		case BOOLOID:
+			VALUES_FROM_KEYS(bool, KEY32, k != 0);
+			break;
+		case INT2OID:
+			VALUES_FROM_KEYS(int16, KEY32, (int32) (k ^ UINT32_C(0x80000000)));
+			break;
+		case INT4OID:
+		case DATEOID:
+			VALUES_FROM_KEYS(int32, KEY32, (int32) (k ^ UINT32_C(0x80000000)));
+			break;
+		case OIDOID:
+			VALUES_FROM_KEYS(Oid, KEY32, k);
+			break;
+		default:
+			elog(ERROR, "type %u has no bijective 32-bit key", typid);
+	}
+}
+
+/* Values of n sorted 64-bit-key pairs of a bijective type, packed into dst. */
+void
+BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n,
+						 bool descending, char *dst)
+{
+	uint64		flip = descending ? UINT64_MAX : 0;
+
+	switch (typid)
+	{
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			VALUES_FROM_KEYS(int64, KEY64, (int64) (k ^ UINT64_C(0x8000000000000000)));
+			break;
+		default:
+			elog(ERROR, "type %u has no bijective 64-bit key", typid);
+	}
+}
+
 /* Loop over n datums, storing the ascending key of each. */
 #define FILL_KEYS(getter, keyexpr) \
 	do { \
@@ -204,4 +280,36 @@ BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n, uint64 *keys)
 		default:
 			elog(ERROR, "type %u has no exact key", typid);
 	}
+}
+
+/* Whether a sort column is text or varchar (or a domain over them) ordered by text's default operator. */
+bool
+BitonicIsTextOrder(Oid typid, Oid sortop)
+{
+	Oid			base = getBaseType(typid);
+	TypeCacheEntry *tc;
+
+	if (base != TEXTOID && base != VARCHAROID)
+		return false;
+	tc = lookup_type_cache(TEXTOID, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	return sortop == tc->lt_opr || sortop == tc->gt_opr;
+}
+
+/*
+ * Key of a text value in the "C" collation: its first 8 bytes, big-endian,
+ * zero-padded (the order of PostgreSQL's abbreviated key for "C", without
+ * its cardinality estimate); equal keys need the full comparison.
+ */
+uint64
+BitonicTextPrefixKey(Datum value)
+{
+	struct varlena *stored = (struct varlena *) DatumGetPointer(value);
+	struct varlena *text = pg_detoast_datum_packed(stored);
+	size_t		len = VARSIZE_ANY_EXHDR(text);
+	uint64		prefix = 0;
+
+	memcpy(&prefix, VARDATA_ANY(text), Min(len, sizeof(prefix)));
+	if (text != stored)
+		pfree(text);
+	return pg_bswap64(prefix);
 }

@@ -42,16 +42,12 @@ typedef struct TextRecord
 bool
 BitonicLibcTextInit(const BitonicSortColumn *col, BitonicLibcText *lt)
 {
-	Oid			base = getBaseType(col->typid);
-	TypeCacheEntry *tc;
+	TypeCacheEntry *tc = lookup_type_cache(TEXTOID, TYPECACHE_GT_OPR);
 	pg_locale_t locale;
 
 	memset(lt, 0, sizeof(BitonicLibcText));
-	if ((base != TEXTOID && base != VARCHAROID) || !OidIsValid(col->collation) ||
+	if (!BitonicIsTextOrder(col->typid, col->sortop) || !OidIsValid(col->collation) ||
 		lc_collate_is_c(col->collation))
-		return false;
-	tc = lookup_type_cache(TEXTOID, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
-	if (col->sortop != tc->lt_opr && col->sortop != tc->gt_opr)
 		return false;
 	locale = pg_newlocale_from_collation(col->collation);
 	if (locale != NULL && (locale->provider != COLLPROVIDER_LIBC || !locale->deterministic))

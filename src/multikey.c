@@ -16,6 +16,7 @@
 #include "miscadmin.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/pg_locale.h"
 #include "utils/typcache.h"
 
 /* Runs at least this long of libc-collated text are sorted on threads. */
@@ -104,6 +105,9 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 		prepare_ssup(&ms->abbrev, &columns[0], true, here);
 		ms->kind = abbrev_is_integer(&ms->abbrev) ?
 			BITONIC_KIND_ABBREV : BITONIC_KIND_CONSTANT;
+		ms->text_prefix = ms->kind == BITONIC_KIND_ABBREV &&
+			BitonicIsTextOrder(columns[0].typid, columns[0].sortop) &&
+			OidIsValid(columns[0].collation) && lc_collate_is_c(columns[0].collation);
 		if (ms->kind == BITONIC_KIND_CONSTANT)
 			(void) BitonicLibcTextInit(&columns[0], &ms->libc_text);
 	}
@@ -162,9 +166,10 @@ grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsi
 	if (need > BS_MAX_PAIRS)
 		report_too_many();
 	*cap = newcap;
-	if (array == NULL)
-		return MemoryContextAllocHuge(cxt, newcap * elsize);
-	return repalloc_huge(array, newcap * elsize);
+	array = array == NULL ? MemoryContextAllocHuge(cxt, newcap * elsize) :
+		repalloc_huge(array, newcap * elsize);
+	BitonicAdviseHugePages(array, newcap * elsize);
+	return array;
 }
 
 /* Make room for `total` pairs in all. */
@@ -244,7 +249,9 @@ BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 				break;
 			case BITONIC_KIND_ABBREV:
 				for (size_t i = 0; i < len; i++)
-					keys[i] = isnull[done + i] ? 0 : abbrev_key(ms, values[done + i]);
+					keys[i] = isnull[done + i] ? 0 :
+						ms->text_prefix ? BitonicTextPrefixKey(values[done + i]) :
+						abbrev_key(ms, values[done + i]);
 				break;
 			case BITONIC_KIND_CONSTANT:
 				memset(keys, 0, len * sizeof(uint64));

@@ -16,7 +16,7 @@
  * Rows the emit loop prefetches ahead of the one it returns; measured with
  * test/bench/prefetch_bench.c (docs/order-by.md).
  */
-#define EMIT_PREFETCH 8
+#define EMIT_PREFETCH 24
 
 static void begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_bitonic_scan(CustomScanState *node);
@@ -177,7 +177,7 @@ sort_in_memory(BitonicScanState *state)
 
 	BitonicStoreFinish(&state->store);
 	key_batch(state);
-	state->order = MemoryContextAllocHuge(state->cxt, Max(n, 1) * sizeof(uint32));
+	state->order = BitonicAllocLarge(state->cxt, Max(n, 1) * sizeof(uint32));
 	/* while sorting: the store, the pairs and the order */
 	state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
 	BitonicMultiSortRun(&state->ms, state->order, fetch_column, state);

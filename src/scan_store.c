@@ -27,8 +27,8 @@
 #define BLOCK_MIN ((size_t) 64 * 1024)
 #define BLOCK_MAX ((size_t) 32 * 1024 * 1024)
 
-/* Size of a transparent huge page, the alignment of large blocks. */
-#define HUGE_PAGE ((size_t) 2 * 1024 * 1024)
+/* Blocks this large are aligned to, and advised as, huge pages. */
+#define HUGE_PAGE HUGE_PAGE_BYTES
 
 /* Number of slots that locators can name. */
 #define STORE_MAX_SLOTS ((uint32) 1 << (32 - BITONIC_SLOT_UNIT_BITS))
