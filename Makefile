@@ -6,7 +6,8 @@
 #   make test            the same set-up, then pg_regress and the C unit tests
 #   make unit            build and run the C unit tests only
 #   make bench           benchmark scripts (timings, not tests)
-#   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES)
+#   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES, BENCH_REPS)
+#   make bench-prefetch  how far ahead the ORDER BY emit loop should prefetch
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -70,7 +71,7 @@ demo:
 	test/scripts/demo.sh
 test:
 	test/scripts/run-tests.sh
-bench: bench-sorters
+bench: bench-sorters bench-prefetch
 	test/scripts/bench.sh
 	test/scripts/bench-orderby.sh
 bench-orderby:

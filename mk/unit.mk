@@ -68,6 +68,16 @@ test/unit/bin/sorter_bench: test/bench/sorter_bench.c $(UNIT_CORE_OBJS) $(UNIT_D
 	$(CXX) -o $@ $@.o $(UNIT_CORE_OBJS) $(HWY_LIBS) -lpthread -lm
 	@rm -f $@.o
 
+# How far ahead the ORDER BY emit loop should prefetch (not a test):
+# test/bench/prefetch_bench.c, plain C.
+test/unit/bin/prefetch_bench: test/bench/prefetch_bench.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+
+.PHONY: bench-prefetch
+bench-prefetch: test/unit/bin/prefetch_bench
+	test/unit/bin/prefetch_bench 10000000 136 3
+
 .PHONY: bench-sorters
 bench-sorters: test/unit/bin/sorter_bench
 	test/unit/bin/sorter_bench 10 24 1
