@@ -37,6 +37,8 @@ extern bool BitonicGpuUsable(const char **reason);
 extern void BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm);
 extern void BitonicSortDescribe(double n, const char **backend, const char **algorithm);
 extern const bs_hooks *BitonicCoreHooks(void);
+extern void BitonicCoreResetPeak(void);
+extern size_t BitonicCorePeak(void);
 extern void BitonicAdviseHugePages(void *ptr, size_t size);
 extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
 
@@ -127,6 +129,7 @@ typedef struct BitonicMultiSort
 	uint32	   *nulls;			/* items whose first column is NULL, in order */
 	size_t		nnulls;
 	size_t		nulls_cap;
+	size_t		scratch_bytes;	/* most scratch memory of the sorters in the last run */
 	double		sort_ms;		/* time in the pair sort of the last run */
 	double		tie_ms;			/* time in the tie pass of the last run */
 } BitonicMultiSort;

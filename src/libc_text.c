@@ -121,7 +121,8 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort text",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	TextRecord *records = MemoryContextAllocHuge(cxt, Max(n, 1) * sizeof(TextRecord));
+	const bs_hooks *hooks = BitonicCoreHooks();
+	TextRecord *records = hooks->alloc(Max(n, 1) * sizeof(TextRecord), hooks->arg);
 	bs_status	status;
 
 	for (size_t i = 0; i < n; i++)
@@ -142,7 +143,7 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 			CHECK_FOR_INTERRUPTS();
 	}
 	status = bs_merge_sort(records, n, sizeof(TextRecord), compare_records,
-						   (void *) lt, bitonic_sort_cpu_threads, BitonicCoreHooks());
+						   (void *) lt, bitonic_sort_cpu_threads, hooks);
 	if (status != BS_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -154,6 +155,7 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 			starts_run[i] = i == 0 || records[i].len != records[i - 1].len ||
 				memcmp(records[i].data, records[i - 1].data, records[i].len) != 0;
 	}
+	hooks->free(records, hooks->arg);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }

@@ -461,6 +461,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	BitonicCoreResetPeak();
 	sort_pairs(ms, valued);
 	ms->sort_ms = BitonicMsSince(t0);
 
@@ -476,5 +477,6 @@ BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
 	}
 	if (tc.items)
 		pfree(tc.items);
+	ms->scratch_bytes = BitonicCorePeak();
 	ms->tie_ms = BitonicMsSince(t0);
 }

@@ -181,6 +181,8 @@ sort_in_memory(BitonicScanState *state)
 	/* while sorting: the store, the pairs and the order */
 	state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
 	BitonicMultiSortRun(&state->ms, state->order, fetch_column, state);
+	/* and the sorters' scratch memory */
+	state->peak_bytes = Max(state->peak_bytes, held_bytes(state) + state->ms.scratch_bytes);
 	state->sort_ms += state->ms.sort_ms;
 	state->tie_ms += state->ms.tie_ms;
 	BitonicMultiSortReset(&state->ms, true);

@@ -42,18 +42,45 @@ BitonicAllocLarge(MemoryContext cxt, size_t size)
 	return ptr;
 }
 
+/* Bytes the core holds through pg_core_alloc now, and the most since the last reset. */
+static size_t core_bytes;
+static size_t core_peak;
+
 /* Allocation hook: huge allocations in the current memory context. */
 static void *
 pg_core_alloc(size_t size, void *arg)
 {
-	return MemoryContextAllocHuge(CurrentMemoryContext, size);
+	void	   *ptr = MemoryContextAllocHuge(CurrentMemoryContext, size);
+
+	core_bytes += GetMemoryChunkSpace(ptr);
+	core_peak = Max(core_peak, core_bytes);
+	return ptr;
 }
 
 /* Free hook matching pg_core_alloc. */
 static void
 pg_core_free(void *ptr, void *arg)
 {
+	core_bytes -= Min(core_bytes, GetMemoryChunkSpace(ptr));
 	pfree(ptr);
+}
+
+/*
+ * Start measuring the core's scratch memory afresh (between sorts nothing is
+ * held; what an ERROR left behind went with its memory context).
+ */
+void
+BitonicCoreResetPeak(void)
+{
+	core_bytes = 0;
+	core_peak = 0;
+}
+
+/* The most scratch memory the core has held since BitonicCoreResetPeak. */
+size_t
+BitonicCorePeak(void)
+{
+	return core_peak;
 }
 
 /* Interrupt hook: lets a long sort be cancelled. */

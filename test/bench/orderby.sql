@@ -38,7 +38,15 @@ END $$;
 -- keeps either side from always inheriting the other's freed memory.
 CREATE OR REPLACE FUNCTION pg_temp.compare(label text, q text, reps int DEFAULT 1) RETURNS void
 LANGUAGE plpgsql AS $$
-DECLARE n record; b record; nb record; bb record;
+DECLARE
+  n record;
+  b record;
+  native_node text;
+  bitonic_node text;
+  native_node_ms float8 := 'Infinity';
+  bitonic_node_ms float8 := 'Infinity';
+  native_total_ms float8 := 'Infinity';
+  bitonic_total_ms float8 := 'Infinity';
 BEGIN
   FOR r IN 1..reps LOOP
     PERFORM set_config('bitonic_sort.enable', 'off', false);
@@ -47,16 +55,15 @@ BEGIN
     PERFORM set_config('bitonic_sort.enable', 'on', false);
     PERFORM set_config('enable_sort', 'off', false);
     SELECT * INTO b FROM pg_temp.time_sort(q);
-    IF r = 1 THEN
-      nb := n;
-      bb := b;
-    ELSE
-      nb := (nb.node, least(nb.node_ms, n.node_ms), least(nb.total_ms, n.total_ms));
-      bb := (bb.node, least(bb.node_ms, b.node_ms), least(bb.total_ms, b.total_ms));
-    END IF;
+    native_node := n.node;
+    bitonic_node := b.node;
+    native_node_ms := least(native_node_ms, n.node_ms);
+    bitonic_node_ms := least(bitonic_node_ms, b.node_ms);
+    native_total_ms := least(native_total_ms, n.total_ms);
+    bitonic_total_ms := least(bitonic_total_ms, b.total_ms);
   END LOOP;
   PERFORM set_config('enable_sort', 'on', false);
-  INSERT INTO bench_results VALUES (label, (SELECT count(*) FROM bench), nb.node, nb.node_ms, bb.node, bb.node_ms,
-    round((nb.node_ms / nullif(bb.node_ms, 0))::numeric, 2), nb.total_ms, bb.total_ms,
-    round((nb.total_ms / nullif(bb.total_ms, 0))::numeric, 2));
+  INSERT INTO bench_results VALUES (label, (SELECT count(*) FROM bench), native_node, native_node_ms,
+    bitonic_node, bitonic_node_ms, round((native_node_ms / nullif(bitonic_node_ms, 0))::numeric, 2),
+    native_total_ms, bitonic_total_ms, round((native_total_ms / nullif(bitonic_total_ms, 0))::numeric, 2));
 END $$;

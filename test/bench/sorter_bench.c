@@ -9,6 +9,7 @@
 #include "bs_sort.h"
 #include "pairs_gen.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -89,11 +90,49 @@ time_sorter(const bench_sorter *sorter, int shape, const void *input, void *work
 	return best;
 }
 
-/* One table: every sorter on n = 2^lo .. 2^hi random pairs of one shape. */
+/* One row of a table: every sorter on n random pairs of one shape. */
+static void
+bench_row(int shape, size_t n, const char *label, int threads, uint64_t seed, int reps)
+{
+	size_t		size = shape == 32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+	void	   *input = malloc(n * size);
+	void	   *work = malloc(n * size);
+	double		t[NSORTERS];
+	uint64_t	c[NSORTERS];
+	double		log2n = log2((double) n);
+
+	if (shape == 32)
+		gen_pairs32(input, n, GEN_RANDOM, seed);
+	else
+		gen_pairs64(input, n, GEN_RANDOM, seed);
+	for (size_t s = 0; s < NSORTERS; s++)
+	{
+		c[s] = 0;
+		t[s] = time_sorter(&sorters[s], shape, input, work, n, threads, &c[s], reps);
+	}
+	/* the network's n log n (log n + 1) / 4, exact at n = 2^k */
+	c[0] = (uint64_t) ((double) n * log2n * (log2n + 1) / 4);
+	printf("%-6s", label);
+	for (size_t s = 0; s < NSORTERS; s++)
+	{
+		if (t[s] < 0)
+			printf(" | %-24s", "not built");
+		else if (sorters[s].algorithm == BS_ALGO_VQSORT)
+			printf(" | %9.2f %6s %6.2fx", t[s] * 1e3, "-", t[s] / t[NSORTERS - 1]);
+		else
+			printf(" | %9.2f %6.1f %6.2fx", t[s] * 1e3, (double) c[s] / n, t[s] / t[NSORTERS - 1]);
+	}
+	printf("\n");
+	fflush(stdout);
+	free(input);
+	free(work);
+}
+
+/* One table: every sorter on n = 2^lo .. 2^hi random pairs of one shape, and 10M within that range. */
 static void
 bench_shape(int shape, int lo, int hi, int threads)
 {
-	size_t		size = shape == 32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+	const size_t ten_million = 10000000;
 
 	printf("\n%s pairs, random keys, threads=%d: ms (best of 3 below 2^20, else 1); "
 		   "comparisons per element; time / qsort time\n",
@@ -104,38 +143,13 @@ bench_shape(int shape, int lo, int hi, int threads)
 	printf("\n");
 	for (int k = lo; k <= hi; k++)
 	{
-		size_t		n = (size_t) 1 << k;
-		void	   *input = malloc(n * size);
-		void	   *work = malloc(n * size);
-		double		t[NSORTERS];
-		uint64_t	c[NSORTERS];
-		int			reps = k < 20 ? 3 : 1;
+		char		label[16];
 
-		if (shape == 32)
-			gen_pairs32(input, n, GEN_RANDOM, (uint64_t) k * 77);
-		else
-			gen_pairs64(input, n, GEN_RANDOM, (uint64_t) k * 77);
-		for (size_t s = 0; s < NSORTERS; s++)
-		{
-			c[s] = 0;
-			t[s] = time_sorter(&sorters[s], shape, input, work, n, threads, &c[s], reps);
-		}
-		c[0] = (uint64_t) ((double) n * k * (k + 1) / 4);	/* the network's, exact at 2^k */
-		printf("2^%-4d", k);
-		for (size_t s = 0; s < NSORTERS; s++)
-		{
-			if (t[s] < 0)
-				printf(" | %-24s", "not built");
-			else if (sorters[s].algorithm == BS_ALGO_VQSORT)
-				printf(" | %9.2f %6s %6.2fx", t[s] * 1e3, "-", t[s] / t[NSORTERS - 1]);
-			else
-				printf(" | %9.2f %6.1f %6.2fx", t[s] * 1e3, (double) c[s] / n, t[s] / t[NSORTERS - 1]);
-		}
-		printf("\n");
-		fflush(stdout);
-		free(input);
-		free(work);
+		snprintf(label, sizeof(label), "2^%d", k);
+		bench_row(shape, (size_t) 1 << k, label, threads, (uint64_t) k * 77, k < 20 ? 3 : 1);
 	}
+	if (ten_million >= ((size_t) 1 << lo) && ten_million <= ((size_t) 1 << hi))
+		bench_row(shape, ten_million, "10M", threads, 1077, 1);
 }
 
 int
