@@ -17,6 +17,7 @@ CORE_OBJS = \
 	src/core/cpu_features.o \
 	src/core/merge_sort.o \
 	src/core/parallel.o \
+	src/core/prefault.o \
 	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \
 	src/core/sort_dispatch.o

@@ -144,6 +144,7 @@ extern void BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
 								Datum value, bool isnull);
 extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);
+extern void *BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes);
 extern void BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order,
 								BitonicFetchFn fetch, void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);

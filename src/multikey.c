@@ -269,6 +269,19 @@ BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item, Datum value, bool isnull)
 	BitonicMultiSortAddBatch(ms, &item, &value, &isnull, 1);
 }
 
+/* The pair array (of either shape; NULL before any is allocated) and its size. */
+void *
+BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes)
+{
+	if (ms->kind == BITONIC_KIND_EXACT32)
+	{
+		*bytes = ms->pairs_cap * sizeof(bs_pair32);
+		return ms->pairs32;
+	}
+	*bytes = ms->pairs_cap * sizeof(bs_pair64);
+	return ms->pairs64;
+}
+
 /*
  * Bytes held by the arrays, plus the tie pass's run buffer where the whole
  * input is one run (no usable key).

@@ -6,7 +6,7 @@
 #define BITONIC_SCAN_H
 
 #include "bitonic_sort.h"
-#include "core/parallel.h"
+#include "core/prefault.h"
 
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
@@ -69,11 +69,8 @@ typedef struct BitonicTupleStore
 	char	   *spare;			/* the next large block, being faulted in */
 	char	   *spare_raw;		/* its allocation */
 	size_t		spare_size;
-	bs_background prefault;		/* faults in the spare block's pages */
-	char	   *prefault_start;
-	size_t		prefault_len;
-	bool		prefault_guarded;	/* the context's reset waits for it */
-	MemoryContextCallback prefault_guard;
+	bs_prefaulter prefaulter;	/* faults in spare blocks (and the pairs) */
+	MemoryContextCallback prefaulter_guard;	/* stops it on a reset */
 } BitonicTupleStore;
 
 /* Position of a walk over the store in input order. */
@@ -138,6 +135,7 @@ extern Node *BitonicScanCreateState(CustomScan *cscan);
 extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStoreForget(BitonicTupleStore *store);
 extern void BitonicStoreFinish(BitonicTupleStore *store);
+extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
 extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot,
 							uint32 *locator);
 extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,

@@ -209,6 +209,8 @@ load_and_sort(BitonicScanState *state)
 	PlanState  *child = linitial(state->css.custom_ps);
 	size_t		limit = (size_t) work_mem * 1024;
 	double		child_ms = input_ms(child);
+	void	   *pairs;
+	size_t		pair_bytes;
 	instr_time	t0,
 				t1;
 
@@ -216,6 +218,9 @@ load_and_sort(BitonicScanState *state)
 	BitonicMultiSortReserve(&state->ms,
 							(size_t) Min(state->css.ss.ps.plan->plan_rows * 1.05,
 										 (double) limit / 64));
+	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
+	if (pair_bytes >= HUGE_PAGE_BYTES)
+		BitonicStorePrefault(&state->store, pairs, pair_bytes);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(child);
@@ -310,6 +315,7 @@ BitonicScanForgetRows(BitonicScanState *state)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
 	ExecClearTuple(state->slot);
+	BitonicStoreFinish(&state->store);
 	BitonicMultiSortReset(&state->ms, true);
 	MemoryContextReset(state->cxt);
 	BitonicStoreForget(&state->store);

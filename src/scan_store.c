@@ -19,6 +19,8 @@
 
 #include <sys/mman.h>
 
+#include "core/prefault.h"
+
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "utils/memutils.h"
@@ -33,43 +35,30 @@
 /* Number of slots that locators can name. */
 #define STORE_MAX_SLOTS ((uint32) 1 << (32 - BITONIC_SLOT_UNIT_BITS))
 
-/* Background thread: fault in the pages of the newest large block. */
-static void *
-prefault_pages(void *arg)
+/* Reset callback of the store's context: no thread may outlive the memory. */
+static void
+stop_prefaulter(void *arg)
 {
-#ifdef MADV_POPULATE_WRITE
-	BitonicTupleStore *store = (BitonicTupleStore *) arg;
-
-	(void) madvise(store->prefault_start, store->prefault_len, MADV_POPULATE_WRITE);
-#endif
-	return NULL;
+	bs_prefaulter_stop(&((BitonicTupleStore *) arg)->prefaulter);
 }
 
-/* Reset callback of the store's context: no thread may outlive its block. */
-static void
-wait_for_prefault(void *arg)
+/*
+ * Have the background thread fault in memory the backend is about to fill
+ * (started on first use; stopped by BitonicStoreFinish or the context's
+ * reset, whichever comes first).
+ */
+void
+BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len)
 {
-	BitonicTupleStore *store = (BitonicTupleStore *) arg;
-
-	bs_background_wait(&store->prefault);
-	store->prefault_guarded = false;
-}
-
-/* Have a background thread fault in a new large block (2 MB aligned). */
-static void
-start_prefault(BitonicTupleStore *store, char *start, size_t len)
-{
-	bs_background_wait(&store->prefault);
-	if (!store->prefault_guarded)
+	if (!store->prefaulter.running)
 	{
-		store->prefault_guard.func = wait_for_prefault;
-		store->prefault_guard.arg = store;
-		MemoryContextRegisterResetCallback(store->cxt, &store->prefault_guard);
-		store->prefault_guarded = true;
+		if (!bs_prefaulter_start(&store->prefaulter))
+			return;
+		store->prefaulter_guard.func = stop_prefaulter;
+		store->prefaulter_guard.arg = store;
+		MemoryContextRegisterResetCallback(store->cxt, &store->prefaulter_guard);
 	}
-	store->prefault_start = start;
-	store->prefault_len = len;
-	(void) bs_background_start(&store->prefault, prefault_pages, store);
+	bs_prefaulter_add(&store->prefaulter, start, len);
 }
 
 /* Start an empty store whose blocks live in cxt. */
@@ -84,15 +73,15 @@ BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt)
 void
 BitonicStoreForget(BitonicTupleStore *store)
 {
-	Assert(!store->prefault.running);
+	Assert(!store->prefaulter.running);
 	BitonicStoreInit(store, store->cxt);
 }
 
-/* The last row is in: wait for the background thread, free the spare block. */
+/* The last row is in: stop the background thread, free the spare block. */
 void
 BitonicStoreFinish(BitonicTupleStore *store)
 {
-	bs_background_wait(&store->prefault);
+	bs_prefaulter_stop(&store->prefaulter);
 	if (store->spare != NULL)
 	{
 		pfree(store->spare_raw);
@@ -170,7 +159,7 @@ open_block(BitonicTupleStore *store, size_t need)
 		store->spare_size = Min(size * 2, BLOCK_MAX);
 		store->spare = alloc_block(store->cxt, store->spare_size, &store->spare_raw);
 		store->bytes += store->spare_size;
-		start_prefault(store, store->spare, store->spare_size);
+		BitonicStorePrefault(store, store->spare, store->spare_size);
 	}
 	if (store->nblocks == store->blocks_cap)
 		store->blocks = grow(store->cxt, store->blocks, &store->blocks_cap,

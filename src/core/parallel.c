@@ -46,8 +46,8 @@ parallel_worker(void *arg)
 }
 
 /* Start a thread that inherits a mask blocking every signal (never the backend's). */
-static bool
-start_blocked(pthread_t *thread, void *(*fn) (void *), void *arg)
+bool
+bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg)
 {
 	sigset_t	all,
 				old;
@@ -93,7 +93,7 @@ bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 
 	for (int i = 0; i < threads - 1; i++)
 	{
-		if (!start_blocked(&tids[started], parallel_worker, &job))
+		if (!bs_thread_start(&tids[started], parallel_worker, &job))
 			break;
 		started++;
 	}
@@ -118,21 +118,4 @@ bs_parallel_for_checked(int threads, size_t nitems, size_t grain, size_t batch,
 			hooks->check(hooks->arg);
 		bs_parallel_for(threads, begin, end, grain, fn, ctx);
 	}
-}
-
-/* Start fn(arg) on a background thread (see parallel.h). */
-bool
-bs_background_start(bs_background *task, void *(*fn) (void *), void *arg)
-{
-	task->running = start_blocked(&task->thread, fn, arg);
-	return task->running;
-}
-
-/* Wait for the background function, if one runs. */
-void
-bs_background_wait(bs_background *task)
-{
-	if (task->running)
-		pthread_join(task->thread, NULL);
-	task->running = false;
 }

@@ -37,24 +37,8 @@ extern void bs_parallel_for_checked(int threads, size_t nitems, size_t grain,
 									size_t batch, bs_task_fn fn, void *ctx,
 									const struct bs_hooks *hooks);
 
-/*
- * One function run on a background thread while the caller goes on; the
- * caller must bs_background_wait before it touches what the function uses.
- */
-typedef struct bs_background
-{
-	pthread_t	thread;
-	bool		running;
-} bs_background;
-
-/*
- * Start fn(arg) on a background thread (signals blocked); false when no
- * thread could be started, and then nothing runs.
- */
-extern bool bs_background_start(bs_background *task, void *(*fn) (void *), void *arg);
-
-/* Wait for the background function, if one runs. */
-extern void bs_background_wait(bs_background *task);
+/* Start a thread with every signal blocked; false when it could not start. */
+extern bool bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg);
 
 #ifdef __cplusplus
 }

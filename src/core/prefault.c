@@ -1,0 +1,103 @@
+/*
+ * prefault.c — background faulting-in of memory about to be filled (see
+ * prefault.h).
+ */
+#include "prefault.h"
+#include "parallel.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+/* Bytes populated per step: how long bs_prefaulter_stop may wait at most. */
+#define STEP_BYTES ((size_t) 2 << 20)
+/* Page size the populated ranges are trimmed to. */
+#define PAGE_BYTES ((size_t) 4096)
+
+/* Thread body: populate queued ranges in order until stopped. */
+static void *
+prefault_main(void *arg)
+{
+	bs_prefaulter *pf = (bs_prefaulter *) arg;
+
+	pthread_mutex_lock(&pf->lock);
+	for (;;)
+	{
+		char	   *start;
+		size_t		len;
+
+		while (!pf->stop && pf->head == pf->tail)
+			pthread_cond_wait(&pf->wake, &pf->lock);
+		if (pf->stop)
+			break;
+		start = pf->start[pf->head % BS_PREFAULT_QUEUE];
+		len = pf->len[pf->head % BS_PREFAULT_QUEUE];
+		pf->head++;
+		/* one step at a time, so a stop is seen within a step */
+		while (len > 0 && !pf->stop)
+		{
+			size_t		step = len < STEP_BYTES ? len : STEP_BYTES;
+
+			pthread_mutex_unlock(&pf->lock);
+#ifdef MADV_POPULATE_WRITE
+			(void) madvise(start, step, MADV_POPULATE_WRITE);
+#endif
+			pthread_mutex_lock(&pf->lock);
+			start += step;
+			len -= step;
+		}
+	}
+	pthread_mutex_unlock(&pf->lock);
+	return NULL;
+}
+
+/* Start the thread (see prefault.h). */
+bool
+bs_prefaulter_start(bs_prefaulter *pf)
+{
+	memset(pf, 0, sizeof(bs_prefaulter));
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->wake, NULL);
+	pf->running = bs_thread_start(&pf->thread, prefault_main, pf);
+	if (!pf->running)
+	{
+		pthread_cond_destroy(&pf->wake);
+		pthread_mutex_destroy(&pf->lock);
+	}
+	return pf->running;
+}
+
+/* Queue a range, trimmed to whole pages (see prefault.h). */
+void
+bs_prefaulter_add(bs_prefaulter *pf, void *start, size_t len)
+{
+	char	   *first = (char *) (((size_t) start + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1));
+	char	   *end = (char *) (((size_t) start + len) & ~(PAGE_BYTES - 1));
+
+	if (!pf->running || end <= first)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	if (pf->tail - pf->head < BS_PREFAULT_QUEUE)
+	{
+		pf->start[pf->tail % BS_PREFAULT_QUEUE] = first;
+		pf->len[pf->tail % BS_PREFAULT_QUEUE] = (size_t) (end - first);
+		pf->tail++;
+		pthread_cond_signal(&pf->wake);
+	}
+	pthread_mutex_unlock(&pf->lock);
+}
+
+/* Stop and join the thread (see prefault.h). */
+void
+bs_prefaulter_stop(bs_prefaulter *pf)
+{
+	if (!pf->running)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	pf->stop = true;
+	pthread_cond_signal(&pf->wake);
+	pthread_mutex_unlock(&pf->lock);
+	pthread_join(pf->thread, NULL);
+	pthread_cond_destroy(&pf->wake);
+	pthread_mutex_destroy(&pf->lock);
+	pf->running = false;
+}
