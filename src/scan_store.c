@@ -180,6 +180,62 @@ open_block(BitonicTupleStore *store, size_t need)
 }
 
 /*
+ * Room for a row of len bytes (MAXALIGNed) at the end of the newest block,
+ * opening a block when it is full; NULL when the locators are used up.
+ * Sets *locator to the row's locator.
+ */
+static MinimalTuple
+reserve_row(BitonicTupleStore *store, size_t len, uint32 *locator)
+{
+	BitonicStoreBlock *block = store->nblocks > 0 ? &store->blocks[store->nblocks - 1] : NULL;
+	MinimalTuple row;
+
+	if (block == NULL || block->used + MAXALIGN(len) > block->size)
+	{
+		if (!open_block(store, MAXALIGN(len)))
+			return NULL;
+		block = &store->blocks[store->nblocks - 1];
+	}
+	row = (MinimalTuple) (block->base + block->used);
+	*locator = (block->first_slot << BITONIC_SLOT_UNIT_BITS) +
+		(uint32) (block->used >> BITONIC_UNIT_SHIFT);
+	block->used += MAXALIGN(len);
+	store->ntuples++;
+	return row;
+}
+
+/*
+ * Form a virtual slot's row as a minimal tuple straight into the store (what
+ * heap_form_minimal_tuple does, without its palloc and the copy after it).
+ */
+static bool
+add_virtual_row(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
+{
+	TupleDesc	tupdesc = slot->tts_tupleDescriptor;
+	int			natts = tupdesc->natts;
+	bool		hasnull = false;
+	size_t		hoff;
+	size_t		data_len;
+	MinimalTuple row;
+
+	slot_getallattrs(slot);
+	for (int i = 0; i < natts && !hasnull; i++)
+		hasnull = slot->tts_isnull[i];
+	hoff = MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(natts) : 0));
+	data_len = heap_compute_data_size(tupdesc, slot->tts_values, slot->tts_isnull);
+	row = reserve_row(store, hoff + data_len, locator);
+	if (row == NULL)
+		return false;
+	memset(row, 0, hoff + data_len);	/* the padding between values too */
+	row->t_len = (uint32) (hoff + data_len);
+	HeapTupleHeaderSetNatts(row, natts);
+	row->t_hoff = (uint8) (hoff + MINIMAL_TUPLE_OFFSET);
+	heap_fill_tuple(tupdesc, slot->tts_values, slot->tts_isnull, (char *) row + hoff,
+					data_len, &row->t_infomask, hasnull ? row->t_bits : NULL);
+	return true;
+}
+
+/*
  * Copy the slot's row into the store and set *locator; false when the store
  * cannot name another row (the caller spills).
  */
@@ -189,9 +245,10 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
 	bool		should_free;
 	const char *src;
 	size_t		len;
-	BitonicStoreBlock *block;
 	MinimalTuple copy;
 
+	if (TTS_IS_VIRTUAL(slot))
+		return add_virtual_row(store, slot, locator);
 	/* a heap tuple is copied straight from its buffer: one copy, no palloc */
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
 	{
@@ -209,27 +266,15 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
 		len = mt->t_len;
 	}
 
-	block = store->nblocks > 0 ? &store->blocks[store->nblocks - 1] : NULL;
-	if (block == NULL || block->used + MAXALIGN(len) > block->size)
+	copy = reserve_row(store, len, locator);
+	if (copy != NULL)
 	{
-		if (!open_block(store, MAXALIGN(len)))
-		{
-			if (should_free)
-				pfree((void *) src);
-			return false;
-		}
-		block = &store->blocks[store->nblocks - 1];
+		memcpy(copy, src, len);
+		copy->t_len = (uint32) len;
 	}
-	copy = (MinimalTuple) (block->base + block->used);
-	memcpy(copy, src, len);
-	copy->t_len = (uint32) len;
-	*locator = (block->first_slot << BITONIC_SLOT_UNIT_BITS) +
-		(uint32) (block->used >> BITONIC_UNIT_SHIFT);
-	block->used += MAXALIGN(len);
-	store->ntuples++;
 	if (should_free)
 		pfree((void *) src);
-	return true;
+	return copy != NULL;
 }
 
 /* The next row in input order (start with a zeroed iterator); NULL after the last. */
