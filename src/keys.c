@@ -212,24 +212,16 @@ BitonicValuesFromPairs32(Oid typid, const bs_pair32 *pairs, size_t n,
 	}
 }
 
-/* Values of n sorted 64-bit-key pairs of a bijective type, packed into dst. */
+/* Values of n sorted 64-bit-key pairs of a bijective type (all int64 underneath), packed into dst. */
 void
 BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n,
 						 bool descending, char *dst)
 {
 	uint64		flip = descending ? UINT64_MAX : 0;
 
-	switch (typid)
-	{
-		case INT8OID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			VALUES_FROM_KEYS(int64, KEY64, (int64) (k ^ UINT64_C(0x8000000000000000)));
-			break;
-		default:
-			elog(ERROR, "type %u has no bijective 64-bit key", typid);
-	}
+	if (!BitonicKeyIsBijective(typid) || BitonicKeyWidthForType(typid) != BITONIC_KEY_64)
+		elog(ERROR, "type %u has no bijective 64-bit key", typid);
+	VALUES_FROM_KEYS(int64, KEY64, (int64) (k ^ UINT64_C(0x8000000000000000)));
 }
 
 /* Loop over n datums, storing the ascending key of each. */
