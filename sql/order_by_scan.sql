@@ -276,7 +276,7 @@ SELECT bs_compare($q$SELECT k, (SELECT string_agg(id::text, ',') FROM (SELECT id
 SELECT bs_cursor_compare('SELECT id, f8 FROM obs ORDER BY f8 DESC, id') AS spilled_cursor;
 RESET work_mem;
 
--- many rows: tuple blocks up to 32 MB (2 MB aligned, faulted in by a
+-- many rows: tuple blocks up to 8 MB (2 MB aligned, faulted in by a
 -- background thread), a row larger than a block, a spill after large blocks
 -- and a cancel while rows are read.  Compared by a digest of the whole output
 -- (against native_q, when given, run with the native Sort).
