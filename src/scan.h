@@ -71,6 +71,7 @@ typedef struct BitonicTupleStore
 	size_t		spare_size;
 	bs_prefaulter prefaulter;	/* faults in spare blocks (and the pairs) */
 	MemoryContextCallback prefaulter_guard;	/* stops it on a reset */
+	bool		prefaulter_guarded;	/* prefaulter_guard is registered */
 } BitonicTupleStore;
 
 /* Position of a walk over the store in input order. */

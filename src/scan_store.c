@@ -43,7 +43,10 @@
 static void
 stop_prefaulter(void *arg)
 {
-	bs_prefaulter_stop(&((BitonicTupleStore *) arg)->prefaulter);
+	BitonicTupleStore *store = (BitonicTupleStore *) arg;
+
+	bs_prefaulter_stop(&store->prefaulter);
+	store->prefaulter_guarded = false;	/* a reset forgets its callbacks */
 }
 
 /*
@@ -58,9 +61,13 @@ BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len)
 	{
 		if (!bs_prefaulter_start(&store->prefaulter))
 			return;
-		store->prefaulter_guard.func = stop_prefaulter;
-		store->prefaulter_guard.arg = store;
-		MemoryContextRegisterResetCallback(store->cxt, &store->prefaulter_guard);
+		if (!store->prefaulter_guarded)
+		{
+			store->prefaulter_guard.func = stop_prefaulter;
+			store->prefaulter_guard.arg = store;
+			MemoryContextRegisterResetCallback(store->cxt, &store->prefaulter_guard);
+			store->prefaulter_guarded = true;
+		}
 	}
 	bs_prefaulter_add(&store->prefaulter, start, len);
 }
