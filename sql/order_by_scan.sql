@@ -342,3 +342,6 @@ SELECT bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS e
 SET bitonic_sort.cpu_threads = 1;
 SELECT bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS en_one_thread;
 RESET bitonic_sort.cpu_threads;
+-- rescans with a changed parameter: each sort of 50K wide rows fills large
+-- blocks (the background prefaulter starts again after each reset)
+SELECT bs_digest_compare($q$SELECT g.k, s.* FROM generate_series(0, 2) g(k), LATERAL (SELECT * FROM wide WHERE k % 3 = g.k ORDER BY t, id OFFSET 0) s$q$) AS rescanned_large_sorts;
