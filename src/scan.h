@@ -65,7 +65,6 @@ typedef struct BitonicTupleStore
 	uint32		nblocks;
 	uint32		blocks_cap;
 	size_t		bytes;			/* bytes of all blocks */
-	size_t		ntuples;
 	char	   *spare;			/* the next large block, being faulted in */
 	char	   *spare_raw;		/* its allocation */
 	size_t		spare_size;

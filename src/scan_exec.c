@@ -115,24 +115,27 @@ held_bytes(BitonicScanState *state)
 		BitonicMultiSortBytes(&state->ms) + state->ntuples * sizeof(uint32);
 }
 
+/* Attribute attno of the stored row with this locator (only that one is deformed). */
+static inline Datum
+stored_attr(BitonicScanState *state, uint32 locator, AttrNumber attno, bool *isnull)
+{
+	MinimalTuple mt = BitonicStoreGet(&state->store, locator);
+	HeapTupleData htup;
+
+	htup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
+	return heap_getattr(&htup, attno, state->slot->tts_tupleDescriptor, isnull);
+}
+
 /* Key the rows of the batch: their first sort column, read from the store. */
 static void
 key_batch(BitonicScanState *state)
 {
 	Datum		values[BITONIC_INGEST_BATCH];
 	bool		isnull[BITONIC_INGEST_BATCH];
-	TupleDesc	tupdesc = state->slot->tts_tupleDescriptor;
-	AttrNumber	attno = state->keys.attnos[0];
-	HeapTupleData htup;
 
 	for (int i = 0; i < state->nbatch; i++)
-	{
-		MinimalTuple mt = BitonicStoreGet(&state->store, state->batch[i]);
-
-		htup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
-		htup.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
-		values[i] = heap_getattr(&htup, attno, tupdesc, &isnull[i]);
-	}
+		values[i] = stored_attr(state, state->batch[i], state->keys.attnos[0], &isnull[i]);
 	BitonicMultiSortAddBatch(&state->ms, state->batch, values, isnull, state->nbatch);
 	state->nbatch = 0;
 }
@@ -160,13 +163,8 @@ static void
 fetch_column(void *arg, uint32 item, int column, Datum *value, bool *isnull)
 {
 	BitonicScanState *state = (BitonicScanState *) arg;
-	MinimalTuple mt = BitonicStoreGet(&state->store, item);
-	HeapTupleData htup;
 
-	htup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
-	htup.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
-	*value = heap_getattr(&htup, state->keys.attnos[column],
-						  state->slot->tts_tupleDescriptor, isnull);
+	*value = stored_attr(state, item, state->keys.attnos[column], isnull);
 }
 
 /* Sort the rows in memory: pairs and tie pass give the locators in order. */

@@ -17,8 +17,6 @@
  */
 #include "scan.h"
 
-#include <sys/mman.h>
-
 #include "core/prefault.h"
 
 #include "access/htup_details.h"
@@ -32,9 +30,6 @@
  */
 #define BLOCK_MIN ((size_t) 64 * 1024)
 #define BLOCK_MAX ((size_t) 8 * 1024 * 1024)
-
-/* Blocks this large are aligned to, and advised as, huge pages. */
-#define HUGE_PAGE HUGE_PAGE_BYTES
 
 /* Number of slots that locators can name. */
 #define STORE_MAX_SLOTS ((uint32) 1 << (32 - BITONIC_SLOT_UNIT_BITS))
@@ -110,14 +105,12 @@ alloc_block(MemoryContext cxt, size_t size, char **raw)
 {
 	char	   *aligned;
 
-	if (size < HUGE_PAGE)
+	if (size < HUGE_PAGE_BYTES)
 		return *raw = MemoryContextAllocHuge(cxt, size);
 	/* the unaligned head and tail are never touched, so never resident */
-	*raw = MemoryContextAllocHuge(cxt, size + HUGE_PAGE);
-	aligned = (char *) TYPEALIGN(HUGE_PAGE, *raw);
-#ifdef MADV_HUGEPAGE
-	(void) madvise(aligned, size, MADV_HUGEPAGE);	/* advice only */
-#endif
+	*raw = MemoryContextAllocHuge(cxt, size + HUGE_PAGE_BYTES);
+	aligned = (char *) TYPEALIGN(HUGE_PAGE_BYTES, *raw);
+	BitonicAdviseHugePages(aligned, size);
 	return aligned;
 }
 
@@ -165,7 +158,7 @@ open_block(BitonicTupleStore *store, size_t need)
 		store->bytes += size;
 	}
 	/* the next large block is made ready in the background while this one fills */
-	if (size >= HUGE_PAGE && store->spare == NULL)
+	if (size >= HUGE_PAGE_BYTES && store->spare == NULL)
 	{
 		store->spare_size = Min(size * 2, BLOCK_MAX);
 		store->spare = alloc_block(store->cxt, store->spare_size, &store->spare_raw);
@@ -211,7 +204,6 @@ reserve_row(BitonicTupleStore *store, size_t len, uint32 *locator)
 	*locator = (block->first_slot << BITONIC_SLOT_UNIT_BITS) +
 		(uint32) (block->used >> BITONIC_UNIT_SHIFT);
 	block->used += MAXALIGN(len);
-	store->ntuples++;
 	return row;
 }
 
