@@ -72,14 +72,18 @@ copy_value(char *dst, const char *src, int typlen)
 	}
 }
 
-/* A result array shaped like the input: same bounds, NULLs first or last. */
+/*
+ * A result array shaped like the input: same bounds, NULLs first or last,
+ * with `room` bytes at least from the start of its values for the sort.
+ */
 static ArrayType *
 make_result(ArrayType *input, size_t nitems, size_t nnulls, bool nulls_first,
-			int typlen)
+			int typlen, size_t room)
 {
 	size_t		overhead = nnulls ? ARR_OVERHEAD_WITHNULLS(1, nitems) : ARR_OVERHEAD_NONULLS(1);
 	size_t		size = overhead + (nitems - nnulls) * typlen;
-	ArrayType  *result = (ArrayType *) BitonicAllocLarge(CurrentMemoryContext, size);
+	ArrayType  *result = (ArrayType *) BitonicAllocLarge(CurrentMemoryContext,
+														 Max(size, overhead + room));
 
 	/* the values are all written by the sort: only the header and bitmap need zeroes */
 	memset(result, 0, overhead);
@@ -101,19 +105,38 @@ make_result(ArrayType *input, size_t nitems, size_t nnulls, bool nulls_first,
 	return result;
 }
 
-/* Values gathered by pointer: dst[i] = src[pointer of pair i]. */
-typedef struct GatherJob
+/*
+ * The pairs of a sort of fixed-width values: built from src, then read to
+ * gather the values into dst by pointer (dst[i] = src[pointer of pair i]).
+ */
+typedef struct PairsJob
 {
+	Oid			elemtype;
 	const char *src;
 	char	   *dst;
 	int			typlen;
-	const bs_pair32 *pairs32;	/* one of the two */
-	const bs_pair64 *pairs64;
-} GatherJob;
+	bool		descending;
+	bs_pair32  *pairs32;		/* one of the two */
+	bs_pair64  *pairs64;
+} PairsJob;
+
+/* Build pairs [begin, end) from the values (a task of bs_parallel_for). */
+static void
+build_pairs(void *ctx, size_t begin, size_t end)
+{
+	const PairsJob *job = (const PairsJob *) ctx;
+
+	if (job->pairs32)
+		BitonicKeysFromArray32(job->elemtype, job->src, begin, end - begin,
+							   job->descending, job->pairs32);
+	else
+		BitonicKeysFromArray64(job->elemtype, job->src, begin, end - begin,
+							   job->descending, job->pairs64);
+}
 
 /* Pointer of pair i of a gather. */
 static inline size_t
-gather_ptr(const GatherJob *job, size_t i)
+gather_ptr(const PairsJob *job, size_t i)
 {
 	return job->pairs32 ? bs_ptr32(job->pairs32[i]) : job->pairs64[i].ptr;
 }
@@ -122,7 +145,7 @@ gather_ptr(const GatherJob *job, size_t i)
 static void
 gather_values(void *ctx, size_t begin, size_t end)
 {
-	const GatherJob *job = (const GatherJob *) ctx;
+	const PairsJob *job = (const PairsJob *) ctx;
 
 	for (size_t i = begin; i < end; i++)
 	{
@@ -133,46 +156,57 @@ gather_values(void *ctx, size_t begin, size_t end)
 	}
 }
 
-/* Sorted copy of the non-null values of `array` into `dst`. */
+/* Bytes of the pairs of n values of a type with an exact key. */
+static size_t
+pairs_bytes(Oid elemtype, size_t n)
+{
+	return Max(n, 1) * (BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32 ?
+						sizeof(bs_pair32) : sizeof(bs_pair64));
+}
+
+/*
+ * Room a sort of n values needs past the start of the result's values: for a
+ * type whose keys are its values, the pairs themselves, 16-byte aligned.
+ */
+static size_t
+result_room(Oid elemtype, size_t n)
+{
+	return BitonicKeyIsBijective(elemtype) ? pairs_bytes(elemtype, n) + 16 : 0;
+}
+
+/*
+ * Sorted copy of the non-null values of `array` into `dst`.  For a type
+ * whose keys are its values, the pairs are built in dst's own memory (which
+ * has result_room for them) and the sorted keys decoded over them in place:
+ * no memory beyond the result, and no reads by pointer.
+ */
 static void
 sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 {
 	Oid			elemtype = ARR_ELEMTYPE(array);
-	const char *src = ARR_DATA_PTR(array);
-	int			typlen = get_typlen(elemtype);
-	GatherJob	job = {src, dst, typlen, NULL, NULL};
+	bool		narrow = BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32;
+	bool		bijective = BitonicKeyIsBijective(elemtype);
+	void	   *pairs = bijective ? (void *) TYPEALIGN(16, dst) :
+		BitonicAllocLarge(CurrentMemoryContext, pairs_bytes(elemtype, nvalues));
+	PairsJob	job = {elemtype, ARR_DATA_PTR(array), dst, get_typlen(elemtype), descending,
+					   narrow ? pairs : NULL, narrow ? NULL : pairs};
 
-	if (BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32)
-	{
-		bs_pair32  *pairs = BitonicAllocLarge(CurrentMemoryContext,
-												   Max(nvalues, 1) * sizeof(bs_pair32));
+	/* the pairs are fresh memory: every core builds (and faults in) a share */
+	bs_parallel_for(bitonic_sort_cpu_threads, 0, nvalues, GATHER_GRAIN, build_pairs, &job);
+	if (narrow)
+		BitonicSortPairs32(job.pairs32, nvalues);
+	else
+		BitonicSortPairs64(job.pairs64, nvalues);
 
-		BitonicKeysFromArray32(elemtype, src, nvalues, descending, pairs);
-		BitonicSortPairs32(pairs, nvalues);
-		if (BitonicKeyIsBijective(elemtype))
-		{
-			/* the sorted keys are the values: no reads by pointer */
-			BitonicValuesFromPairs32(elemtype, pairs, nvalues, descending, dst);
-			return;
-		}
-		job.pairs32 = pairs;
-	}
+	if (bijective && narrow)
+		BitonicValuesFromPairs32(elemtype, job.pairs32, nvalues, descending, dst);
+	else if (bijective)
+		BitonicValuesFromPairs64(elemtype, job.pairs64, nvalues, descending, dst);
 	else
 	{
-		bs_pair64  *pairs = BitonicAllocLarge(CurrentMemoryContext,
-												   Max(nvalues, 1) * sizeof(bs_pair64));
-
-		BitonicKeysFromArray64(elemtype, src, nvalues, descending, pairs);
-		BitonicSortPairs64(pairs, nvalues);
-		if (BitonicKeyIsBijective(elemtype))
-		{
-			BitonicValuesFromPairs64(elemtype, pairs, nvalues, descending, dst);
-			return;
-		}
-		job.pairs64 = pairs;
+		/* random reads of the values: every core keeps some in flight */
+		bs_parallel_for(bitonic_sort_cpu_threads, 0, nvalues, GATHER_GRAIN, gather_values, &job);
 	}
-	/* random reads of the values: every core keeps some in flight */
-	bs_parallel_for(bitonic_sort_cpu_threads, 0, nvalues, GATHER_GRAIN, gather_values, &job);
 }
 
 /* Element (or sub-array) values of a generic sort, read by the tie pass. */
@@ -264,8 +298,7 @@ sort_generic(ArrayType *array, bool descending, bool nulls_first, Oid collation)
 	BitonicMultiSortInit(&ms, 1, &col, CurrentMemoryContext);
 	for (int i = 0; i < nslices; i++)
 		BitonicMultiSortAdd(&ms, (uint32) i, keys.values[i], keys.nulls[i]);
-	order = palloc(sizeof(uint32) * Max(nslices, 1));
-	BitonicMultiSortRun(&ms, order, fetch_slice, &keys);
+	order = BitonicMultiSortRun(&ms, fetch_slice, &keys);
 
 	out_elems = palloc(sizeof(Datum) * Max(nelems, 1));
 	out_nulls = palloc(sizeof(bool) * Max(nelems, 1));
@@ -292,6 +325,7 @@ gpu_sort(PG_FUNCTION_ARGS)
 	bool		nulls_first;
 	size_t		nitems;
 	size_t		nnulls;
+	size_t		room;
 	ArrayType  *result;
 	MemoryContext sort_cxt;
 	MemoryContext old_cxt;
@@ -326,13 +360,17 @@ gpu_sort(PG_FUNCTION_ARGS)
 
 	nitems = (size_t) ARR_DIMS(array)[0];
 	nnulls = count_nulls(array, nitems);
+	room = result_room(ARR_ELEMTYPE(array), nitems - nnulls);
 	result = make_result(array, nitems, nnulls, nulls_first,
-						 get_typlen(ARR_ELEMTYPE(array)));
+						 get_typlen(ARR_ELEMTYPE(array)), room);
 
 	old_cxt = MemoryContextSwitchTo(sort_cxt);
 	sort_values(array, nitems - nnulls, descending, ARR_DATA_PTR(result));
 	MemoryContextSwitchTo(old_cxt);
 	MemoryContextDelete(sort_cxt);
+	/* give back the room the pairs took past the values (realloc shrinks in place) */
+	if (room > 0)
+		result = (ArrayType *) repalloc_huge(result, VARSIZE(result));
 
 	PG_RETURN_ARRAYTYPE_P(result);
 }

@@ -54,10 +54,10 @@ typedef enum BitonicKeyWidth
 } BitonicKeyWidth;
 
 extern BitonicKeyWidth BitonicKeyWidthForType(Oid typid);
-extern void BitonicKeysFromArray32(Oid typid, const char *values, size_t n,
-								   bool descending, bs_pair32 *pairs);
-extern void BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
-								   bool descending, bs_pair64 *pairs);
+extern void BitonicKeysFromArray32(Oid typid, const char *values, size_t first,
+								   size_t n, bool descending, bs_pair32 *pairs);
+extern void BitonicKeysFromArray64(Oid typid, const char *values, size_t first,
+								   size_t n, bool descending, bs_pair64 *pairs);
 extern void BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n,
 								  uint64 *keys);
 extern bool BitonicKeyIsBijective(Oid typid);
@@ -145,8 +145,8 @@ extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
 								Datum value, bool isnull);
 extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);
 extern void *BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes);
-extern void BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order,
-								BitonicFetchFn fetch, void *arg);
+extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
+								   void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
 extern void BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,

@@ -84,11 +84,11 @@ BitonicKeyWidthForType(Oid typid)
 	}
 }
 
-/* Loop over n packed values of C type ctype, storing (key ^ flip, index). */
+/* Loop over packed values [first, first + n) of C type ctype, storing (key ^ flip, index). */
 #define FILL_PAIRS32(ctype, keyexpr) \
 	do { \
 		const ctype *src = (const ctype *) values; \
-		for (size_t i = 0; i < n; i++) \
+		for (size_t i = first; i < first + n; i++) \
 		{ \
 			ctype		v = src[i]; \
 			pairs[i] = bs_pack32((keyexpr) ^ flip, (uint32) i); \
@@ -98,7 +98,7 @@ BitonicKeyWidthForType(Oid typid)
 #define FILL_PAIRS64(ctype, keyexpr) \
 	do { \
 		const ctype *src = (const ctype *) values; \
-		for (size_t i = 0; i < n; i++) \
+		for (size_t i = first; i < first + n; i++) \
 		{ \
 			ctype		v = src[i]; \
 			pairs[i].key = (keyexpr) ^ flip; \
@@ -107,9 +107,12 @@ BitonicKeyWidthForType(Oid typid)
 		} \
 	} while (0)
 
-/* Pairs of n contiguous non-null values of a 32-bit-key type. */
+/*
+ * Pairs [first, first + n) of contiguous non-null values of a 32-bit-key
+ * type (values and pairs both indexed from the start of the array).
+ */
 void
-BitonicKeysFromArray32(Oid typid, const char *values, size_t n,
+BitonicKeysFromArray32(Oid typid, const char *values, size_t first, size_t n,
 					   bool descending, bs_pair32 *pairs)
 {
 	uint32		flip = descending ? UINT32_MAX : 0;
@@ -137,9 +140,9 @@ BitonicKeysFromArray32(Oid typid, const char *values, size_t n,
 	}
 }
 
-/* Pairs of n contiguous non-null values of a 64-bit-key type. */
+/* Pairs [first, first + n) of contiguous non-null values of a 64-bit-key type. */
 void
-BitonicKeysFromArray64(Oid typid, const char *values, size_t n,
+BitonicKeysFromArray64(Oid typid, const char *values, size_t first, size_t n,
 					   bool descending, bs_pair64 *pairs)
 {
 	uint64		flip = descending ? UINT64_MAX : 0;
@@ -185,7 +188,11 @@ BitonicKeyIsBijective(Oid typid)
 #define KEY32(p) bs_key32(p)
 #define KEY64(p) ((p).key)
 
-/* Values of n sorted 32-bit-key pairs of a bijective type, packed into dst. */
+/*
+ * Values of n sorted 32-bit-key pairs of a bijective type, packed into dst.
+ * dst may lie in the pairs' own memory at or below them: each value is
+ * written over pairs already read.
+ */
 void
 BitonicValuesFromPairs32(Oid typid, const bs_pair32 *pairs, size_t n,
 						 bool descending, char *dst)
@@ -212,7 +219,10 @@ BitonicValuesFromPairs32(Oid typid, const bs_pair32 *pairs, size_t n,
 	}
 }
 
-/* Values of n sorted 64-bit-key pairs of a bijective type (all int64 underneath), packed into dst. */
+/*
+ * Values of n sorted 64-bit-key pairs of a bijective type (all int64
+ * underneath), packed into dst; dst may overlap the pairs as above.
+ */
 void
 BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n,
 						 bool descending, char *dst)

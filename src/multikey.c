@@ -282,17 +282,39 @@ BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes)
 	return ms->pairs64;
 }
 
+/* Bytes of one pair of this sort. */
+static size_t
+pair_size(const BitonicMultiSort *ms)
+{
+	return ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+}
+
 /*
- * Bytes held by the arrays, plus the tie pass's run buffer where the whole
+ * Whether the run writes the order over the sorted pairs: when no tie pass
+ * reads their keys afterwards (one column with an exact key) and the pairs'
+ * memory has room for every item number.
+ */
+static bool
+order_in_pairs(const BitonicMultiSort *ms)
+{
+	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
+
+	return exact && ms->ncolumns == 1 && ms->pairs_cap > 0 &&
+		(ms->npairs + ms->nnulls) * sizeof(uint32) <= ms->pairs_cap * pair_size(ms);
+}
+
+/*
+ * Bytes held by the arrays, plus what the run will add: the order where it
+ * needs an array of its own, and the tie pass's run buffer where the whole
  * input is one run (no usable key).
  */
 size_t
 BitonicMultiSortBytes(const BitonicMultiSort *ms)
 {
-	size_t		pair = ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
 	size_t		run = ms->kind == BITONIC_KIND_CONSTANT ? ms->npairs * sizeof(TieItem) : 0;
+	size_t		order = order_in_pairs(ms) ? 0 : (ms->npairs + ms->nnulls) * sizeof(uint32);
 
-	return ms->pairs_cap * pair + ms->nulls_cap * sizeof(uint32) + run;
+	return ms->pairs_cap * pair_size(ms) + ms->nulls_cap * sizeof(uint32) + order + run;
 }
 
 /* Forget the items so the sort can be filled again; release frees the arrays. */
@@ -460,22 +482,40 @@ BitonicMsSince(instr_time t0)
 }
 
 /*
- * Sort the added items; order (room for every item) receives the item
- * numbers in ORDER BY order.
+ * Sort the added items and return their item numbers in ORDER BY order, in
+ * memory of the sort's context that the caller now owns (freed with that
+ * context).  Where order_in_pairs, that is the pairs' own memory, written
+ * over them once sorted: the sort then holds no pairs any more.
  */
-void
-BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
-					void *arg)
+uint32 *
+BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 {
-	uint32	   *valued = order + (ms->nulls_first ? ms->nnulls : 0);
-	uint32	   *nullpart = order + (ms->nulls_first ? 0 : ms->npairs);
+	size_t		nitems = ms->npairs + ms->nnulls;
+	bool		in_pairs = order_in_pairs(ms);
+	uint32	   *order;
+	uint32	   *valued;
+	uint32	   *nullpart;
 	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
 	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0};
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicCoreResetPeak();
-	sort_pairs(ms, valued);
+	order = in_pairs ? (uint32 *) (ms->kind == BITONIC_KIND_EXACT32 ?
+								   (void *) ms->pairs32 : (void *) ms->pairs64) :
+		BitonicAllocLarge(ms->cxt, Max(nitems, 1) * sizeof(uint32));
+	valued = order + (ms->nulls_first ? ms->nnulls : 0);
+	nullpart = order + (ms->nulls_first ? 0 : ms->npairs);
+	/* in the pairs' memory, pointers go to the front first (each over pairs already read) */
+	sort_pairs(ms, in_pairs ? order : valued);
+	if (in_pairs)
+	{
+		if (valued != order)
+			memmove(valued, order, ms->npairs * sizeof(uint32));
+		ms->pairs32 = NULL;
+		ms->pairs64 = NULL;
+		ms->pairs_cap = 0;
+	}
 	ms->sort_ms = BitonicMsSince(t0);
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -492,4 +532,5 @@ BitonicMultiSortRun(BitonicMultiSort *ms, uint32 *order, BitonicFetchFn fetch,
 		pfree(tc.items);
 	ms->scratch_bytes = BitonicCorePeak();
 	ms->tie_ms = BitonicMsSince(t0);
+	return order;
 }

@@ -108,6 +108,7 @@ typedef struct BitonicScanState
 	uint32		batch[BITONIC_INGEST_BATCH];	/* locators not yet keyed */
 	int			nbatch;
 	uint32	   *order;			/* locators in ORDER BY order, once sorted */
+	size_t		order_bytes;	/* memory the order takes (it may be the pairs' own) */
 	size_t		ntuples;
 	int64		pos;			/* index of the last row returned; -1 before the first */
 	int64		mark;

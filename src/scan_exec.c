@@ -112,7 +112,7 @@ static size_t
 held_bytes(BitonicScanState *state)
 {
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
-		BitonicMultiSortBytes(&state->ms) + state->ntuples * sizeof(uint32);
+		BitonicMultiSortBytes(&state->ms) + state->order_bytes;
 }
 
 /* Attribute attno of the stored row with this locator (only that one is deformed). */
@@ -171,19 +171,20 @@ fetch_column(void *arg, uint32 item, int column, Datum *value, bool *isnull)
 static void
 sort_in_memory(BitonicScanState *state)
 {
-	size_t		n = state->ntuples;
+	size_t		sorting;
 
 	BitonicStoreFinish(&state->store);
 	key_batch(state);
-	state->order = BitonicAllocLarge(state->cxt, Max(n, 1) * sizeof(uint32));
-	/* while sorting: the store, the pairs and the order */
-	state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
-	BitonicMultiSortRun(&state->ms, state->order, fetch_column, state);
+	/* while sorting: the store, the pairs and the order (BitonicMultiSortBytes) */
+	sorting = held_bytes(state);
+	state->peak_bytes = Max(state->peak_bytes, sorting);
+	state->order = BitonicMultiSortRun(&state->ms, fetch_column, state);
 	/* and the sorters' scratch memory */
-	state->peak_bytes = Max(state->peak_bytes, held_bytes(state) + state->ms.scratch_bytes);
+	state->peak_bytes = Max(state->peak_bytes, sorting + state->ms.scratch_bytes);
 	state->sort_ms += state->ms.sort_ms;
 	state->tie_ms += state->ms.tie_ms;
 	BitonicMultiSortReset(&state->ms, true);
+	state->order_bytes = GetMemoryChunkSpace(state->order);
 	state->phase = BITONIC_PHASE_SORTED;
 }
 
@@ -318,6 +319,7 @@ BitonicScanForgetRows(BitonicScanState *state)
 	MemoryContextReset(state->cxt);
 	BitonicStoreForget(&state->store);
 	state->order = NULL;
+	state->order_bytes = 0;
 	state->ntuples = 0;
 	state->nbatch = 0;
 	state->phase = BITONIC_PHASE_EMPTY;

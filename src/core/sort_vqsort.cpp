@@ -7,47 +7,195 @@
  * pointer (bs_sort.h lays it out so), so the unsigned 128-bit order is the
  * (key, ptr) order and the result equals every other sorter's.
  *
- * Large inputs are cut into chunks of at most 2^23 pairs, a multiple of
- * bitonic_sort.cpu_threads of them, sorted on that many threads, then merged
- * in rounds (each merge split
- * into independent output segments by a co-rank search), with an interrupt
- * check between batches, so the sort uses every core and stays cancellable.
- * vqsort loads 128-bit keys with aligned vector loads: a misaligned array is
- * sorted in an aligned copy.
+ * Large inputs are split in place, quicksort-style, around the median of a
+ * sample: every thread partitions a stripe of the part, then a swap of the
+ * misplaced pairs joins the stripes.  Parts are split until each thread has
+ * one and none is over 2^23 pairs; then vqsort sorts every part on a thread
+ * of its own.  There is no scratch array and no merge pass, so the sort
+ * touches no memory beyond the pairs.  The interrupt check runs between
+ * batches, so the sort stays cancellable.  vqsort loads 128-bit keys with
+ * aligned vector loads: a misaligned array is sorted in an aligned copy.
  */
 #include "hwy/contrib/sort/vqsort.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "bs_sort.h"
 #include "core_alloc.h"
 #include "parallel.h"
 
-/* Largest chunk vqsort sorts in one call (one uninterruptible stretch). */
-static const size_t kMaxChunk = (size_t) 1 << 23;
-/* Smallest chunk worth a thread of its own. */
-static const size_t kMinChunk = (size_t) 1 << 16;
-/* Output pairs per merge task (a power of two). */
-static const size_t kMergeSegment = (size_t) 1 << 20;
+/* Largest part vqsort sorts in one call (one uninterruptible stretch). */
+static const size_t kMaxPart = (size_t) 1 << 23;
+/* Smallest part worth splitting to give another thread work. */
+static const size_t kMinSplit = (size_t) 1 << 17;
+/* Largest stripe one thread partitions in one go. */
+static const size_t kMaxStripe = (size_t) 1 << 24;
+/* Most stripes of one split: every thread, and enough to keep stripes small. */
+static const size_t kMaxStripes = 64 + (BS_MAX_PAIRS >> 24) + 2;
+/* Misplaced pairs one task swaps. */
+static const size_t kSwapGrain = (size_t) 1 << 20;
+/* Pairs sampled to choose a pivot (odd, so the median is one of them). */
+static const size_t kSample = 127;
 
-/* One sort: the array, a scratch array, and the chunk layout. */
+/* A stretch of the array, [base, base + len); `whole` when it cannot be split. */
+template <class T>
+struct VqPart
+{
+	T		   *base;
+	size_t		len;
+	bool		whole;
+};
+
+/* One in-place partition of a part around a pivot, on several threads. */
+template <class T>
+struct VqSplit
+{
+	T		   *base;
+	size_t		len;
+	T			pivot;
+	size_t		stripe;			/* pairs per stripe */
+	size_t		nless[kMaxStripes]; /* per stripe: pairs below the pivot */
+	VqPart<T>	wrong_high[kMaxStripes];	/* pairs >= pivot left of the cut */
+	VqPart<T>	wrong_low[kMaxStripes];	/* pairs < pivot right of the cut */
+};
+
+/* The parts being sorted, and whether a sort ran out of memory. */
 template <class T>
 struct VqJob
 {
-	T		   *data;
-	T		   *scratch;
-	size_t		n;
-	size_t		chunk;			/* pairs per chunk, a power of two */
-	size_t		width;			/* run length being merged this round */
-	bool		failed;			/* a chunk sort could not allocate */
+	VqPart<T>  *parts;
+	bool		failed;
 };
 
-/* Sort chunks [b, e) with vqsort. */
+/* Partition stripes [b, e) of a split in place: the pairs below the pivot first. */
 template <class T>
 static void
-vq_sort_chunks(void *vjob, size_t b, size_t e)
+vq_partition_stripes(void *vsplit, size_t b, size_t e)
+{
+	VqSplit<T> *split = static_cast<VqSplit<T> *>(vsplit);
+	const T		pivot = split->pivot;
+
+	for (size_t s = b; s < e; s++)
+	{
+		T		   *a = split->base + s * split->stripe;
+		size_t		len = std::min(split->stripe, split->len - s * split->stripe);
+		size_t		low = 0;
+
+		/* branch-free Lomuto: a[0..low) < pivot <= a[low..i) */
+		for (size_t i = 0; i < len; i++)
+		{
+			T			t = a[i];
+
+			a[i] = a[low];
+			a[low] = t;
+			low += t < pivot;
+		}
+		split->nless[s] = low;
+	}
+}
+
+/* Swap misplaced pairs [b, e): the k-th high one left of the cut with the k-th low one right of it. */
+template <class T>
+static void
+vq_swap_misplaced(void *vsplit, size_t b, size_t e)
+{
+	VqSplit<T> *split = static_cast<VqSplit<T> *>(vsplit);
+	const VqPart<T> *hr = split->wrong_high;
+	const VqPart<T> *lr = split->wrong_low;
+	size_t		hoff = b;
+	size_t		loff = b;
+
+	while (hoff >= hr->len)
+		hoff -= (hr++)->len;
+	while (loff >= lr->len)
+		loff -= (lr++)->len;
+	for (size_t k = b; k < e; k++)
+	{
+		std::swap(hr->base[hoff], lr->base[loff]);
+		if (++hoff == hr->len)
+		{
+			hr++;
+			hoff = 0;
+		}
+		if (++loff == lr->len)
+		{
+			lr++;
+			loff = 0;
+		}
+	}
+}
+
+/* The median of kSample pairs spread evenly over a[0..len). */
+template <class T>
+static T
+vq_pivot(const T *a, size_t len)
+{
+	T			sample[kSample];
+
+	for (size_t k = 0; k < kSample; k++)
+		sample[k] = a[(2 * k + 1) * len / (2 * kSample)];
+	std::nth_element(sample, sample + kSample / 2, sample + kSample);
+	return sample[kSample / 2];
+}
+
+/*
+ * Partition `part` in place around a sampled pivot into *low (below it) and
+ * *high, with `split` as bookkeeping; false when no pair is below the pivot.
+ */
+template <class T>
+static bool
+vq_split(VqSplit<T> *split, const VqPart<T> &part, int threads, const bs_hooks *hooks,
+		 VqPart<T> *low, VqPart<T> *high)
+{
+	size_t		nstripes = std::max((size_t) std::min(threads, 64),
+									(part.len + kMaxStripe - 1) / kMaxStripe);
+	size_t		cut = 0;
+	size_t		nwrong = 0;
+	size_t		nhigh = 0;
+	size_t		nlow = 0;
+
+	split->base = part.base;
+	split->len = part.len;
+	split->pivot = vq_pivot(part.base, part.len);
+	split->stripe = (part.len + nstripes - 1) / nstripes;
+	nstripes = (part.len + split->stripe - 1) / split->stripe;
+	bs_parallel_for_checked(threads, nstripes, 1, (size_t) threads,
+							vq_partition_stripes<T>, split, hooks);
+	for (size_t s = 0; s < nstripes; s++)
+		cut += split->nless[s];
+
+	/* stripe s holds [lo, lo + nless) below the pivot, then the rest up to hi */
+	for (size_t s = 0; s < nstripes; s++)
+	{
+		size_t		lo = s * split->stripe;
+		size_t		mid = lo + split->nless[s];
+		size_t		hi = std::min(lo + split->stripe, part.len);
+
+		if (mid < cut && mid < hi)
+			split->wrong_high[nhigh++] = {part.base + mid, std::min(hi, cut) - mid, false};
+		if (mid > cut && mid > lo)
+		{
+			size_t		from = std::max(lo, cut);
+
+			split->wrong_low[nlow++] = {part.base + from, mid - from, false};
+			nwrong += mid - from;
+		}
+	}
+	bs_parallel_for_checked(threads, nwrong, kSwapGrain, (size_t) threads * kSwapGrain,
+							vq_swap_misplaced<T>, split, hooks);
+	*low = {part.base, cut, false};
+	*high = {part.base + cut, part.len - cut, false};
+	return cut > 0;
+}
+
+/* Sort parts [b, e) with vqsort. */
+template <class T>
+static void
+vq_sort_parts(void *vjob, size_t b, size_t e)
 {
 	VqJob<T>   *job = static_cast<VqJob<T> *>(vjob);
 
@@ -55,13 +203,8 @@ vq_sort_chunks(void *vjob, size_t b, size_t e)
 	{
 		hwy::Sorter sorter;
 
-		for (size_t c = b; c < e; c++)
-		{
-			size_t		lo = c * job->chunk;
-			size_t		len = job->n - lo < job->chunk ? job->n - lo : job->chunk;
-
-			sorter(job->data + lo, len, hwy::SortAscending());
-		}
+		for (size_t p = b; p < e; p++)
+			sorter(job->parts[p].base, job->parts[p].len, hwy::SortAscending());
 	}
 	catch (const std::bad_alloc &)
 	{
@@ -69,111 +212,75 @@ vq_sort_chunks(void *vjob, size_t b, size_t e)
 	}
 }
 
-/* How many of the first k outputs of merging a[0..m) and b[0..n) come from a (all distinct). */
-template <class T>
-static size_t
-vq_corank(size_t k, const T *a, size_t m, const T *b, size_t n)
-{
-	size_t		lo = k > n ? k - n : 0;
-	size_t		hi = k < m ? k : m;
-
-	while (lo < hi)
-	{
-		size_t		i = lo + (hi - lo) / 2;
-		size_t		j = k - i;
-
-		if (j > 0 && i < m && a[i] < b[j - 1])
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return lo;
-}
-
-/* Merge output segments [b, e) of this round from data into scratch. */
-template <class T>
-static void
-vq_merge_segments(void *vjob, size_t b, size_t e)
-{
-	VqJob<T>   *job = static_cast<VqJob<T> *>(vjob);
-	size_t		w = job->width;
-	size_t		seg = 2 * w < kMergeSegment ? 2 * w : kMergeSegment;
-
-	for (size_t s = b; s < e; s++)
-	{
-		size_t		o0 = s * seg;
-		size_t		o1 = o0 + seg < job->n ? o0 + seg : job->n;
-		size_t		base = o0 / (2 * w) * (2 * w);
-		const T    *a = job->data + base;
-		size_t		m = job->n - base < w ? job->n - base : w;
-		const T    *bb = a + m;
-		size_t		nb = job->n - base - m < w ? job->n - base - m : w;
-		size_t		i = vq_corank(o0 - base, a, m, bb, nb);
-		size_t		j = o0 - base - i;
-		T		   *out = job->scratch + o0;
-
-		for (size_t o = o0; o < o1; o++)
-			*out++ = (j >= nb || (i < m && a[i] < bb[j])) ? a[i++] : bb[j++];
-	}
-}
-
 /*
- * Pairs per chunk: a multiple of `threads` chunks of at most kMaxChunk,
- * sized so every merge segment lies within one merge (a multiple of half a
- * segment, or a power of two below that).
+ * The part to split next: the largest splittable one while some part is over
+ * kMaxPart or a quarter above its threads' share; nparts when none is.
  */
+template <class T>
 static size_t
-vq_chunk_size(size_t n, int threads)
+vq_part_to_split(const VqPart<T> *parts, size_t nparts, size_t n, int threads)
 {
-	size_t		per = threads > 1 ? (size_t) threads : 1;
-	size_t		nchunks = per * ((n + per * kMaxChunk - 1) / (per * kMaxChunk));
-	size_t		chunk = (n + nchunks - 1) / nchunks;
-	size_t		unit = kMergeSegment / 2;
-	size_t		pow2 = kMinChunk;
+	size_t		share = n / (size_t) threads + n / (size_t) threads / 4;
+	size_t		best = nparts;
 
-	if (n <= kMinChunk)
-		return n > 0 ? n : 1;
-	if (chunk >= unit)
-		return (chunk + unit - 1) / unit * unit;
-	while (pow2 < chunk)
-		pow2 *= 2;
-	return pow2;
+	for (size_t p = 0; p < nparts; p++)
+		if (!parts[p].whole && (best == nparts || parts[p].len > parts[best].len))
+			best = p;
+	if (best == nparts)
+		return nparts;
+	if (parts[best].len > kMaxPart ||
+		(parts[best].len > share && parts[best].len >= kMinSplit))
+		return best;
+	return nparts;
 }
 
-/* Sort n values of T: chunks in parallel, then merge rounds. */
+/* Sort n values of T: split into parts in place, then vqsort each part on a thread. */
 template <class T>
 static bs_status
 vq_sort(T *data, size_t n, const bs_options *opt)
 {
 	const bs_hooks *hooks = opt ? opt->hooks : NULL;
 	int			threads = opt && opt->threads > 1 ? opt->threads : 1;
-	VqJob<T>	job = {data, NULL, n, 1, 0, false};
-	size_t		nchunks;
-	void	   *raw = NULL;
+	size_t		maxparts = 4 * (n / kMaxPart) + 4 * (size_t) threads + 16;
+	VqJob<T>	job = {NULL, false};
+	VqSplit<T> *split;
+	size_t		nparts = 1;
 
-	job.chunk = vq_chunk_size(n, threads);
-	nchunks = (n + job.chunk - 1) / job.chunk;
-	if (nchunks > 1)
+	static_assert(std::is_trivial<VqSplit<T>>::value, "split bookkeeping is plain memory");
+	job.parts = static_cast<VqPart<T> *>(bs_core_alloc(hooks, maxparts * sizeof(VqPart<T>)));
+	split = static_cast<VqSplit<T> *>(bs_core_alloc(hooks, sizeof(VqSplit<T>)));
+	if (job.parts == NULL || split == NULL)
 	{
-		raw = bs_core_alloc(hooks, (n + 1) * sizeof(T));
-		if (raw == NULL)
-			return BS_ERR_NOMEM;
-		job.scratch = reinterpret_cast<T *>(((uintptr_t) raw + alignof(T) - 1) &
-											~(uintptr_t) (alignof(T) - 1));
+		bs_core_free(hooks, job.parts);
+		bs_core_free(hooks, split);
+		return BS_ERR_NOMEM;
+	}
+	job.parts[0] = {data, n, false};
+	while (nparts < maxparts)
+	{
+		size_t		p = vq_part_to_split(job.parts, nparts, n, threads);
+		VqPart<T>	low;
+		VqPart<T>	high;
+
+		if (p == nparts)
+			break;
+		if (hooks && hooks->check)
+			hooks->check(hooks->arg);
+		if (!vq_split(split, job.parts[p], threads, hooks, &low, &high))
+		{
+			job.parts[p].whole = true;
+			continue;
+		}
+		job.parts[p] = low;
+		job.parts[nparts++] = high;
 	}
 
-	bs_parallel_for_checked(threads, nchunks, 1, threads, vq_sort_chunks<T>, &job, hooks);
-	for (job.width = job.chunk; job.width < n && !job.failed; job.width *= 2)
-	{
-		size_t		seg = 2 * job.width < kMergeSegment ? 2 * job.width : kMergeSegment;
-
-		bs_parallel_for_checked(threads, (n + seg - 1) / seg, 1, 4 * threads,
-								vq_merge_segments<T>, &job, hooks);
-		std::swap(job.data, job.scratch);
-	}
-	if (job.data != data)
-		memcpy(data, job.data, n * sizeof(T));
-	bs_core_free(hooks, raw);
+	/* largest first, so no thread is left with a big part at the end */
+	std::sort(job.parts, job.parts + nparts,
+			  [](const VqPart<T> &a, const VqPart<T> &b) { return a.len > b.len; });
+	bs_parallel_for_checked(threads, nparts, 1, (size_t) threads, vq_sort_parts<T>, &job, hooks);
+	bs_core_free(hooks, split);
+	bs_core_free(hooks, job.parts);
 	return job.failed ? BS_ERR_NOMEM : BS_OK;
 }
 

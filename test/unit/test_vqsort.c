@@ -4,7 +4,9 @@
  * 128-bit integer, so ties must come out by pointer), misaligned arrays
  * included; `auto` resolves to it on the CPU.  In a build without Highway
  * the algorithm must refuse with BS_ERR_UNSUPPORTED and `auto` must not
- * pick it.
+ * pick it.  Large inputs are split in place around sampled pivots before
+ * vqsort sorts the parts: every distribution goes through splits on several
+ * threads, and an array of identical pairs (no pivot splits it) still sorts.
  */
 #include "sort_check.h"
 #include "unit.h"
@@ -25,6 +27,30 @@ check_misaligned(size_t n)
 	ok = bs_sort_pairs64(a, n, &opt) == BS_OK && memcmp(a, r, n * sizeof(bs_pair64)) == 0;
 	free(raw);
 	free(r);
+	return ok;
+}
+
+/* n identical pairs (no split can cut them) sorted on `threads` threads. */
+static int
+check_identical(size_t n, int threads)
+{
+	bs_options	opt = {BS_BACKEND_CPU, BS_ALGO_VQSORT, threads, NULL, NULL};
+	bs_pair64  *a = malloc((n + 1) * sizeof(bs_pair64));
+	bs_pair32  *b = malloc((n + 1) * sizeof(bs_pair32));
+	int			ok;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		a[i].key = 7;
+		a[i].ptr = 3;
+		a[i].pad = 0;
+		b[i] = bs_pack32(7, 3);
+	}
+	ok = bs_sort_pairs64(a, n, &opt) == BS_OK && bs_sort_pairs32(b, n, &opt) == BS_OK;
+	for (size_t i = 0; i < n && ok; i++)
+		ok = a[i].key == 7 && a[i].ptr == 3 && b[i] == bs_pack32(7, 3);
+	free(a);
+	free(b);
 	return ok;
 }
 
@@ -78,6 +104,16 @@ main(void)
 										gen_next(&state), layouts[i].threads, NULL),
 						"vqsort random n=%zu on %d threads", layouts[i].n, layouts[i].threads);
 	}
+	/* in-place splits of every distribution, on two and three threads */
+	for (int d = 0; d < GEN_DISTS; d++)
+		for (int threads = 2; threads <= 3; threads++)
+			unit_report(check_algorithm(BS_ALGO_VQSORT, 700001, (gen_dist) d,
+										gen_next(&state), threads, NULL),
+						"vqsort %s n=700001 split for %d threads", gen_dist_names[d], threads);
+	unit_report(check_algorithm(BS_ALGO_VQSORT, (1u << 23) + 3, GEN_SORTED, 11, 2, NULL),
+				"vqsort sorted n=2^23+3 split into parts of at most 2^23 on 2 threads");
+	unit_report(check_identical((1u << 23) + 9, 1), "vqsort n=2^23+9 identical pairs, 1 thread");
+	unit_report(check_identical(300000, 2), "vqsort n=300000 identical pairs, 2 threads");
 	unit_report(check_misaligned(100003), "vqsort 64-bit-key pairs, misaligned array");
 	return unit_exit_status();
 }
