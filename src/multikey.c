@@ -31,6 +31,8 @@ typedef struct TieContext
 	int			first_column;	/* columns before this one are known equal */
 	struct TieItem *items;		/* buffer for one run */
 	size_t		items_cap;
+	uint32	   *run;			/* item numbers of one run of equal keys */
+	size_t		run_cap;
 } TieContext;
 
 /* One item of a run, with its first compared column fetched once. */
@@ -290,28 +292,27 @@ pair_size(const BitonicMultiSort *ms)
 }
 
 /*
- * Whether the run writes the order over the sorted pairs: when no tie pass
- * reads their keys afterwards (one column with an exact key) and the pairs'
- * memory has room for every item number.
+ * Whether the run writes the order over the sorted pairs: when the pairs'
+ * memory has room for every item number (pairs are 8 or 16 bytes, item
+ * numbers 4, so unless most first columns are NULL).
  */
 static bool
 order_in_pairs(const BitonicMultiSort *ms)
 {
-	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
-
-	return exact && ms->ncolumns == 1 && ms->pairs_cap > 0 &&
+	return ms->pairs_cap > 0 &&
 		(ms->npairs + ms->nnulls) * sizeof(uint32) <= ms->pairs_cap * pair_size(ms);
 }
 
 /*
  * Bytes held by the arrays, plus what the run will add: the order where it
- * needs an array of its own, and the tie pass's run buffer where the whole
+ * needs an array of its own, and the tie pass's run buffers where the whole
  * input is one run (no usable key).
  */
 size_t
 BitonicMultiSortBytes(const BitonicMultiSort *ms)
 {
-	size_t		run = ms->kind == BITONIC_KIND_CONSTANT ? ms->npairs * sizeof(TieItem) : 0;
+	size_t		run = ms->kind == BITONIC_KIND_CONSTANT ?
+		ms->npairs * (sizeof(TieItem) + sizeof(uint32)) : 0;
 	size_t		order = order_in_pairs(ms) ? 0 : (ms->npairs + ms->nnulls) * sizeof(uint32);
 
 	return ms->pairs_cap * pair_size(ms) + ms->nulls_cap * sizeof(uint32) + order + run;
@@ -429,32 +430,55 @@ pair_key(const BitonicMultiSort *ms, size_t i)
 	return ms->kind == BITONIC_KIND_EXACT32 ? bs_key32(ms->pairs32[i]) : ms->pairs64[i].key;
 }
 
-/* Sort the pairs with the core and write their pointers to order. */
-static void
-sort_pairs(BitonicMultiSort *ms, uint32 *order)
+/* Pointer of pair i of the sorted pairs. */
+static inline uint32
+pair_ptr(const BitonicMultiSort *ms, size_t i)
 {
-	if (ms->kind == BITONIC_KIND_EXACT32)
-	{
-		BitonicSortPairs32(ms->pairs32, ms->npairs);
-		for (size_t i = 0; i < ms->npairs; i++)
-			order[i] = bs_ptr32(ms->pairs32[i]);
-	}
-	else
-	{
-		/* Constant keys are already in pointer order: nothing to sort. */
-		if (ms->kind != BITONIC_KIND_CONSTANT)
-			BitonicSortPairs64(ms->pairs64, ms->npairs);
-		for (size_t i = 0; i < ms->npairs; i++)
-			order[i] = ms->pairs64[i].ptr;
-	}
+	return ms->kind == BITONIC_KIND_EXACT32 ? bs_ptr32(ms->pairs32[i]) : ms->pairs64[i].ptr;
 }
 
-/* Re-sort each run of equal keys of the sorted pairs (order holds their pointers). */
+/* Sort the pairs with the core. */
 static void
-tie_pass_runs(BitonicMultiSort *ms, uint32 *order, TieContext *tc)
+sort_pairs(BitonicMultiSort *ms)
+{
+	if (ms->kind == BITONIC_KIND_EXACT32)
+		BitonicSortPairs32(ms->pairs32, ms->npairs);
+	else if (ms->kind != BITONIC_KIND_CONSTANT)
+		BitonicSortPairs64(ms->pairs64, ms->npairs);
+	/* constant keys are already in pointer order: nothing to sort */
+}
+
+/* The tie pass's buffer for a run of len item numbers. */
+static uint32 *
+run_buffer(TieContext *tc, size_t len)
+{
+	if (len > tc->run_cap)
+	{
+		tc->run_cap = Max(len, 64);
+		if (tc->run)
+			pfree(tc->run);
+		tc->run = MemoryContextAllocHuge(tc->ms->cxt, tc->run_cap * sizeof(uint32));
+	}
+	return tc->run;
+}
+
+/*
+ * Write the pointers of the sorted pairs to order[0..npairs), left to right,
+ * each run of equal keys re-sorted by the full comparators when ties is
+ * set.  order may be the pairs' own memory: a run's pointers are copied out
+ * before its place in order is written, which lies over pairs already read.
+ */
+static void
+pairs_to_order(BitonicMultiSort *ms, uint32 *order, TieContext *tc, bool ties)
 {
 	size_t		start = 0;
 
+	if (!ties)
+	{
+		for (size_t i = 0; i < ms->npairs; i++)
+			order[i] = pair_ptr(ms, i);
+		return;
+	}
 	while (start < ms->npairs)
 	{
 		size_t		end = start + 1;
@@ -462,8 +486,17 @@ tie_pass_runs(BitonicMultiSort *ms, uint32 *order, TieContext *tc)
 
 		while (end < ms->npairs && pair_key(ms, end) == key)
 			end++;
-		if (end - start > 1)
-			sort_run(order + start, end - start, tc);
+		if (end - start == 1)
+			order[start] = pair_ptr(ms, start);
+		else
+		{
+			uint32	   *run = run_buffer(tc, end - start);
+
+			for (size_t i = start; i < end; i++)
+				run[i - start] = pair_ptr(ms, i);
+			sort_run(run, end - start, tc);
+			memcpy(order + start, run, (end - start) * sizeof(uint32));
+		}
 		if ((start & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 		start = end;
@@ -485,7 +518,7 @@ BitonicMsSince(instr_time t0)
  * Sort the added items and return their item numbers in ORDER BY order, in
  * memory of the sort's context that the caller now owns (freed with that
  * context).  Where order_in_pairs, that is the pairs' own memory, written
- * over them once sorted: the sort then holds no pairs any more.
+ * over them while the tie pass walks them: the sort then holds no pairs.
  */
 uint32 *
 BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
@@ -493,10 +526,10 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	size_t		nitems = ms->npairs + ms->nnulls;
 	bool		in_pairs = order_in_pairs(ms);
 	uint32	   *order;
-	uint32	   *valued;
 	uint32	   *nullpart;
 	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
-	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0};
+	bool		ties = !exact || ms->ncolumns > 1;
+	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0, NULL, 0};
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -504,23 +537,23 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	order = in_pairs ? (uint32 *) (ms->kind == BITONIC_KIND_EXACT32 ?
 								   (void *) ms->pairs32 : (void *) ms->pairs64) :
 		BitonicAllocLarge(ms->cxt, Max(nitems, 1) * sizeof(uint32));
-	valued = order + (ms->nulls_first ? ms->nnulls : 0);
-	nullpart = order + (ms->nulls_first ? 0 : ms->npairs);
-	/* in the pairs' memory, pointers go to the front first (each over pairs already read) */
-	sort_pairs(ms, in_pairs ? order : valued);
+	sort_pairs(ms);
+	if (!ties)
+		pairs_to_order(ms, order, &tc, false);
+	ms->sort_ms = BitonicMsSince(t0);
+
+	INSTR_TIME_SET_CURRENT(t0);
+	if (ties)
+		pairs_to_order(ms, order, &tc, true);
 	if (in_pairs)
 	{
-		if (valued != order)
-			memmove(valued, order, ms->npairs * sizeof(uint32));
 		ms->pairs32 = NULL;
 		ms->pairs64 = NULL;
 		ms->pairs_cap = 0;
 	}
-	ms->sort_ms = BitonicMsSince(t0);
-
-	INSTR_TIME_SET_CURRENT(t0);
-	if (!exact || ms->ncolumns > 1)
-		tie_pass_runs(ms, valued, &tc);
+	if (ms->nulls_first && ms->nnulls > 0)
+		memmove(order + ms->nnulls, order, ms->npairs * sizeof(uint32));
+	nullpart = order + (ms->nulls_first ? 0 : ms->npairs);
 	memcpy(nullpart, ms->nulls, ms->nnulls * sizeof(uint32));
 	if (ms->ncolumns > 1 && ms->nnulls > 1)
 	{
@@ -530,6 +563,8 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	}
 	if (tc.items)
 		pfree(tc.items);
+	if (tc.run)
+		pfree(tc.run);
 	ms->scratch_bytes = BitonicCorePeak();
 	ms->tie_ms = BitonicMsSince(t0);
 	return order;
