@@ -8,6 +8,7 @@
 #   make bench           benchmark scripts (timings, not tests)
 #   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES, BENCH_REPS)
 #   make bench-prefetch  how far ahead the ORDER BY emit loop should prefetch
+#   make bench-first-touch  what writing never-touched memory costs this machine
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -72,7 +73,7 @@ demo:
 	test/scripts/demo.sh
 test:
 	test/scripts/run-tests.sh
-bench: bench-sorters bench-prefetch
+bench: bench-sorters bench-prefetch bench-first-touch
 	test/scripts/bench.sh
 	test/scripts/bench-orderby.sh
 bench-orderby:

@@ -70,9 +70,21 @@ test/unit/bin/sorter_bench: test/bench/sorter_bench.c $(UNIT_CORE_OBJS) $(UNIT_D
 
 # How far ahead the ORDER BY emit loop should prefetch (not a test):
 # test/bench/prefetch_bench.c, plain C.
-test/unit/bin/prefetch_bench: test/bench/prefetch_bench.c
+test/unit/bin/prefetch_bench: test/bench/prefetch_bench.c test/bench/bench_clock.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+
+# What writing never-touched memory costs this machine (not a test):
+# test/bench/first_touch_bench.c, plain C.
+test/unit/bin/first_touch_bench: test/bench/first_touch_bench.c test/bench/bench_clock.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+
+.PHONY: bench-first-touch
+bench-first-touch: test/unit/bin/first_touch_bench
+	@grep -H . /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null || \
+		echo "no free page reporting in this kernel"
+	test/unit/bin/first_touch_bench 1024 3 5
 
 .PHONY: bench-prefetch
 bench-prefetch: test/unit/bin/prefetch_bench

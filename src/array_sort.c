@@ -7,6 +7,7 @@
 #include "catalog/pg_collation_d.h"
 #include "core/parallel.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -16,9 +17,11 @@
 
 PG_FUNCTION_INFO_V1(gpu_sort);
 
-/* Output values per gather task, and how far ahead a gather prefetches. */
+/* Values per task of a pass, and how far ahead a gather prefetches. */
 #define GATHER_GRAIN ((size_t) 1 << 20)
 #define GATHER_PREFETCH 16
+/* Values a pass handles between two interrupt checks. */
+#define PASS_BATCH ((size_t) 1 << 23)
 
 /* The default btree ordering operator of a type, or an ERROR saying there is none. */
 static Oid
@@ -156,6 +159,36 @@ gather_values(void *ctx, size_t begin, size_t end)
 	}
 }
 
+/* Decode the sorted keys [begin, end) into their values, in order (see sort_values). */
+static void
+decode_values(void *ctx, size_t begin, size_t end)
+{
+	const PairsJob *job = (const PairsJob *) ctx;
+	char	   *dst = job->dst + begin * job->typlen;
+
+	if (job->pairs32)
+		BitonicValuesFromPairs32(job->elemtype, job->pairs32 + begin, end - begin,
+								 job->descending, dst);
+	else
+		BitonicValuesFromPairs64(job->elemtype, job->pairs64 + begin, end - begin,
+								 job->descending, dst);
+}
+
+/*
+ * fn over values [0, n) on up to `threads` threads, in batches of
+ * PASS_BATCH with an interrupt check before each; with one thread the
+ * values are handled in order.
+ */
+static void
+run_pass(size_t n, int threads, bs_task_fn fn, PairsJob *job)
+{
+	for (size_t b = 0; b < n; b += PASS_BATCH)
+	{
+		CHECK_FOR_INTERRUPTS();
+		bs_parallel_for(threads, b, Min(n, b + PASS_BATCH), GATHER_GRAIN, fn, job);
+	}
+}
+
 /* Bytes of the pairs of n values of a type with an exact key. */
 static size_t
 pairs_bytes(Oid elemtype, size_t n)
@@ -192,20 +225,21 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 					   narrow ? pairs : NULL, narrow ? NULL : pairs};
 
 	/* the pairs are fresh memory: every core builds (and faults in) a share */
-	bs_parallel_for(bitonic_sort_cpu_threads, 0, nvalues, GATHER_GRAIN, build_pairs, &job);
+	run_pass(nvalues, bitonic_sort_cpu_threads, build_pairs, &job);
 	if (narrow)
 		BitonicSortPairs32(job.pairs32, nvalues);
 	else
 		BitonicSortPairs64(job.pairs64, nvalues);
 
-	if (bijective && narrow)
-		BitonicValuesFromPairs32(elemtype, job.pairs32, nvalues, descending, dst);
-	else if (bijective)
-		BitonicValuesFromPairs64(elemtype, job.pairs64, nvalues, descending, dst);
+	if (bijective)
+	{
+		/* in place: values are written over pairs already read, so in order */
+		run_pass(nvalues, 1, decode_values, &job);
+	}
 	else
 	{
 		/* random reads of the values: every core keeps some in flight */
-		bs_parallel_for(bitonic_sort_cpu_threads, 0, nvalues, GATHER_GRAIN, gather_values, &job);
+		run_pass(nvalues, bitonic_sort_cpu_threads, gather_values, &job);
 	}
 }
 

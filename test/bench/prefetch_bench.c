@@ -18,20 +18,12 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "bench_clock.h"
+
 #define UNIT_SHIFT 3
 #define SLOT_UNIT_BITS 17
 #define SLOT_BYTES ((size_t) 1 << (SLOT_UNIT_BITS + UNIT_SHIFT))
 #define BLOCK_BYTES ((size_t) 32 << 20)
-
-/* Milliseconds of the monotonic clock. */
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* xorshift64*: a fast deterministic random stream. */
 static uint64_t
@@ -142,11 +134,11 @@ main(int argc, char **argv)
 
 		for (int r = 0; r < reps; r++)
 		{
-			double		t0 = now_ms();
+			double		t0 = bench_now_ms();
 
 			check += walk(slots, order, n, distances[d]);
-			if (now_ms() - t0 < best)
-				best = now_ms() - t0;
+			if (bench_now_ms() - t0 < best)
+				best = bench_now_ms() - t0;
 		}
 		printf("%zu,%.2f\n", distances[d], best * 1e6 / n);
 		if (check == 42)
