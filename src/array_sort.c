@@ -219,8 +219,9 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 	Oid			elemtype = ARR_ELEMTYPE(array);
 	bool		narrow = BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32;
 	bool		bijective = BitonicKeyIsBijective(elemtype);
+	void	   *raw;
 	void	   *pairs = bijective ? (void *) TYPEALIGN(16, dst) :
-		BitonicAllocLarge(CurrentMemoryContext, pairs_bytes(elemtype, nvalues));
+		BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues), &raw);
 	PairsJob	job = {elemtype, ARR_DATA_PTR(array), dst, get_typlen(elemtype), descending,
 					   narrow ? pairs : NULL, narrow ? NULL : pairs};
 

@@ -41,6 +41,7 @@ extern void BitonicCoreResetPeak(void);
 extern size_t BitonicCorePeak(void);
 extern void BitonicAdviseHugePages(void *ptr, size_t size);
 extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
+extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, void **raw);
 
 /* Size of a transparent huge page. */
 #define HUGE_PAGE_BYTES ((size_t) 2 * 1024 * 1024)
@@ -124,12 +125,14 @@ typedef struct BitonicMultiSort
 	bool		nulls_first;	/* first column */
 	bs_pair32  *pairs32;		/* EXACT32 */
 	bs_pair64  *pairs64;		/* every other kind */
+	void	   *pairs_raw;		/* the pairs' allocation (they are 16-byte aligned in it) */
 	size_t		npairs;
 	size_t		pairs_cap;
 	uint32	   *nulls;			/* items whose first column is NULL, in order */
 	size_t		nnulls;
 	size_t		nulls_cap;
 	size_t		scratch_bytes;	/* most scratch memory of the sorters in the last run */
+	size_t		order_bytes;	/* memory behind the order the last run returned */
 	double		sort_ms;		/* time in the pair sort of the last run */
 	double		tie_ms;			/* time in the tie pass of the last run */
 } BitonicMultiSort;

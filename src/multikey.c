@@ -157,35 +157,56 @@ report_too_many(void)
 			 errhint("Set bitonic_sort.enable to off for this query.")));
 }
 
+/* Capacity of an array that holds cap items and must hold need: doubling, at most BS_MAX_PAIRS. */
+static size_t
+grown_capacity(size_t cap, size_t need)
+{
+	size_t		newcap = Max(cap * 2, Max(need, 1024));
+
+	if (need > BS_MAX_PAIRS)
+		report_too_many();
+	return Min(newcap, BS_MAX_PAIRS);
+}
+
 /* Grow an array of elements of size elsize to hold at least need of them. */
 static void *
 grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsize)
 {
-	size_t		newcap = Max(*cap * 2, Max(need, 1024));
-
-	if (newcap > BS_MAX_PAIRS)
-		newcap = Max(need, BS_MAX_PAIRS);
-	if (need > BS_MAX_PAIRS)
-		report_too_many();
-	*cap = newcap;
-	array = array == NULL ? MemoryContextAllocHuge(cxt, newcap * elsize) :
-		repalloc_huge(array, newcap * elsize);
-	BitonicAdviseHugePages(array, newcap * elsize);
+	*cap = grown_capacity(*cap, need);
+	array = array == NULL ? MemoryContextAllocHuge(cxt, *cap * elsize) :
+		repalloc_huge(array, *cap * elsize);
+	BitonicAdviseHugePages(array, *cap * elsize);
 	return array;
 }
 
-/* Make room for `total` pairs in all. */
+/* Bytes of one pair of this sort. */
+static size_t
+pair_size(const BitonicMultiSort *ms)
+{
+	return ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+}
+
+/* Make room for `total` pairs in all, in a new aligned array that keeps the pairs so far. */
 static void
 reserve_pairs(BitonicMultiSort *ms, size_t total)
 {
+	void	   *raw;
+	void	   *pairs;
+
 	if (total <= ms->pairs_cap)
 		return;
+	ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
+	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), &raw);
+	if (ms->npairs > 0)
+		memcpy(pairs, ms->kind == BITONIC_KIND_EXACT32 ? (void *) ms->pairs32 : (void *) ms->pairs64,
+			   ms->npairs * pair_size(ms));
+	if (ms->pairs_raw)
+		pfree(ms->pairs_raw);
+	ms->pairs_raw = raw;
 	if (ms->kind == BITONIC_KIND_EXACT32)
-		ms->pairs32 = grow_array(ms->cxt, ms->pairs32, &ms->pairs_cap,
-								 total, sizeof(bs_pair32));
+		ms->pairs32 = pairs;
 	else
-		ms->pairs64 = grow_array(ms->cxt, ms->pairs64, &ms->pairs_cap,
-								 total, sizeof(bs_pair64));
+		ms->pairs64 = pairs;
 }
 
 /*
@@ -284,13 +305,6 @@ BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes)
 	return ms->pairs64;
 }
 
-/* Bytes of one pair of this sort. */
-static size_t
-pair_size(const BitonicMultiSort *ms)
-{
-	return ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
-}
-
 /*
  * Whether the run writes the order over the sorted pairs: when the pairs'
  * memory has room for every item number (pairs are 8 or 16 bytes, item
@@ -326,14 +340,13 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 	ms->nnulls = 0;
 	if (!release)
 		return;
-	if (ms->pairs32)
-		pfree(ms->pairs32);
-	if (ms->pairs64)
-		pfree(ms->pairs64);
+	if (ms->pairs_raw)
+		pfree(ms->pairs_raw);
 	if (ms->nulls)
 		pfree(ms->nulls);
 	ms->pairs32 = NULL;
 	ms->pairs64 = NULL;
+	ms->pairs_raw = NULL;
 	ms->nulls = NULL;
 	ms->pairs_cap = 0;
 	ms->nulls_cap = 0;
@@ -545,10 +558,12 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	INSTR_TIME_SET_CURRENT(t0);
 	if (ties)
 		pairs_to_order(ms, order, &tc, true);
+	ms->order_bytes = GetMemoryChunkSpace(in_pairs ? ms->pairs_raw : (void *) order);
 	if (in_pairs)
 	{
 		ms->pairs32 = NULL;
 		ms->pairs64 = NULL;
+		ms->pairs_raw = NULL;
 		ms->pairs_cap = 0;
 	}
 	if (ms->nulls_first && ms->nnulls > 0)

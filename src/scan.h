@@ -137,6 +137,7 @@ extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStoreForget(BitonicTupleStore *store);
 extern void BitonicStoreFinish(BitonicTupleStore *store);
 extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
+extern void BitonicStoreReserve(BitonicTupleStore *store, size_t bytes);
 extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot,
 							uint32 *locator);
 extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,

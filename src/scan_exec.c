@@ -18,6 +18,13 @@
  */
 #define EMIT_PREFETCH 24
 
+/*
+ * Bytes a stored row of the planner's average width takes: header and width,
+ * MAXALIGNed, and 5% more (as for the pairs); rows beyond go to new blocks.
+ */
+#define ROW_BYTES_ESTIMATE(width) \
+	(1.05 * MAXALIGN(SizeofMinimalTupleHeader + (size_t) (width)))
+
 static void begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_bitonic_scan(CustomScanState *node);
 static void end_bitonic_scan(CustomScanState *node);
@@ -184,7 +191,7 @@ sort_in_memory(BitonicScanState *state)
 	state->sort_ms += state->ms.sort_ms;
 	state->tie_ms += state->ms.tie_ms;
 	BitonicMultiSortReset(&state->ms, true);
-	state->order_bytes = GetMemoryChunkSpace(state->order);
+	state->order_bytes = state->ms.order_bytes;
 	state->phase = BITONIC_PHASE_SORTED;
 }
 
@@ -206,6 +213,7 @@ static void
 load_and_sort(BitonicScanState *state)
 {
 	PlanState  *child = linitial(state->css.custom_ps);
+	Plan	   *plan = state->css.ss.ps.plan;
 	size_t		limit = (size_t) work_mem * 1024;
 	double		child_ms = input_ms(child);
 	void	   *pairs;
@@ -214,9 +222,12 @@ load_and_sort(BitonicScanState *state)
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	/* the rows and pairs the planner expects, faulted in from the start */
+	BitonicStoreReserve(&state->store,
+						(size_t) Min(plan->plan_rows * ROW_BYTES_ESTIMATE(plan->plan_width),
+									 (double) limit / 2));
 	BitonicMultiSortReserve(&state->ms,
-							(size_t) Min(state->css.ss.ps.plan->plan_rows * 1.05,
-										 (double) limit / 64));
+							(size_t) Min(plan->plan_rows * 1.05, (double) limit / 64));
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);

@@ -184,6 +184,24 @@ open_block(BitonicTupleStore *store, size_t need)
 }
 
 /*
+ * Open the empty store's first block at `bytes` (the rows expected) and have
+ * it faulted in at once in the background: memory a query freed moments ago
+ * is still cheap to take back, which it is not once the rows trickle in
+ * (on a VM, freed pages go back to the host within seconds).  Nothing
+ * happens when the store holds rows or the reservation is small.
+ */
+void
+BitonicStoreReserve(BitonicTupleStore *store, size_t bytes)
+{
+	BitonicStoreBlock *block;
+
+	if (store->nblocks > 0 || bytes < HUGE_PAGE_BYTES || !open_block(store, bytes))
+		return;
+	block = &store->blocks[0];
+	BitonicStorePrefault(store, block->base, block->size);
+}
+
+/*
  * Room for a row of len bytes (MAXALIGNed) at the end of the newest block,
  * opening a block when it is full; NULL when the locators are used up.
  * Sets *locator to the row's locator.

@@ -42,6 +42,22 @@ BitonicAllocLarge(MemoryContext cxt, size_t size)
 	return ptr;
 }
 
+/*
+ * A huge allocation in cxt for pairs: 16-byte aligned (vqsort loads a
+ * 64-bit-key pair with aligned 128-bit loads; a misaligned array costs it a
+ * full copy) and advised as huge pages.  *raw is what to pfree.
+ */
+void *
+BitonicAllocPairs(MemoryContext cxt, size_t size, void **raw)
+{
+	void	   *ptr;
+
+	*raw = MemoryContextAllocHuge(cxt, size + 16);
+	ptr = (void *) TYPEALIGN(16, *raw);
+	BitonicAdviseHugePages(ptr, size);
+	return ptr;
+}
+
 /* Bytes the core holds through pg_core_alloc now, and the most since the last reset. */
 static size_t core_bytes;
 static size_t core_peak;
