@@ -309,6 +309,14 @@ SET work_mem = '256MB';
 SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k, id DESC') AS large_blocks,
        bs_digest_compare('SELECT * FROM wide ORDER BY t COLLATE "C"') AS large_blocks_abbreviated,
        bs_digest_compare($q$SELECT i, length(b), md5(b) FROM (SELECT i, repeat(md5(i::text), 40000 + i) AS b FROM generate_series(1, 6) i OFFSET 0) s ORDER BY i DESC$q$) AS rows_over_1mb;
+-- the first block is opened at the planner's estimate: rows beyond it go to
+-- new blocks, and an estimate far above the rows read changes nothing
+CREATE FUNCTION wide_rows(n int) RETURNS SETOF wide LANGUAGE plpgsql ROWS 40000 AS
+  $$BEGIN RETURN QUERY SELECT * FROM wide WHERE id <= n; END$$;
+CREATE FUNCTION wide_rows_few(n int) RETURNS SETOF wide LANGUAGE plpgsql ROWS 100000 AS
+  $$BEGIN RETURN QUERY SELECT * FROM wide WHERE id <= n; END$$;
+SELECT bs_digest_compare('SELECT * FROM wide_rows(90000) ORDER BY k, id') AS rows_beyond_estimate,
+       bs_digest_compare('SELECT * FROM wide_rows_few(3000) ORDER BY k DESC, id') AS rows_below_estimate;
 SET enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT w.*, g FROM wide w, generate_series(1, 40) g ORDER BY w.k, g) s;
 SET statement_timeout = '100ms';
