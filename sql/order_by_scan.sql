@@ -317,6 +317,13 @@ CREATE FUNCTION wide_rows_few(n int) RETURNS SETOF wide LANGUAGE plpgsql ROWS 10
   $$BEGIN RETURN QUERY SELECT * FROM wide WHERE id <= n; END$$;
 SELECT bs_digest_compare('SELECT * FROM wide_rows(90000) ORDER BY k, id') AS rows_beyond_estimate,
        bs_digest_compare('SELECT * FROM wide_rows_few(3000) ORDER BY k DESC, id') AS rows_below_estimate;
+-- the first block leaves room in work_mem for the pairs:
+-- a few rows under a large estimate sort in memory, not spilled
+SET work_mem = '16MB';
+SET enable_sort = off;
+SELECT * FROM bs_explain('SELECT * FROM wide_rows_few(300) ORDER BY k, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF');
+RESET enable_sort;
+SET work_mem = '256MB';
 SET enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT w.*, g FROM wide w, generate_series(1, 40) g ORDER BY w.k, g) s;
 SET statement_timeout = '100ms';

@@ -218,17 +218,24 @@ load_and_sort(BitonicScanState *state)
 	double		child_ms = input_ms(child);
 	void	   *pairs;
 	size_t		pair_bytes;
+	size_t		room;
 	instr_time	t0,
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	/* the rows and pairs the planner expects, faulted in from the start */
-	BitonicStoreReserve(&state->store,
-						(size_t) Min(plan->plan_rows * ROW_BYTES_ESTIMATE(plan->plan_width),
-									 (double) limit / 2));
+	/*
+	 * The pairs and rows the planner expects, faulted in from the start; the
+	 * rows' first block leaves room in work_mem for the pairs and its own
+	 * rounding up to whole slots, so a reservation alone never makes the
+	 * node spill.
+	 */
 	BitonicMultiSortReserve(&state->ms,
 							(size_t) Min(plan->plan_rows * 1.05, (double) limit / 64));
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
+	room = limit > pair_bytes + BITONIC_SLOT_BYTES ? limit - pair_bytes - BITONIC_SLOT_BYTES : 0;
+	BitonicStoreReserve(&state->store,
+						(size_t) Min(plan->plan_rows * ROW_BYTES_ESTIMATE(plan->plan_width),
+									 (double) room));
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);
 	for (;;)

@@ -127,11 +127,12 @@ grow(MemoryContext cxt, void *array, uint32 *cap, uint32 need, size_t elsize)
 }
 
 /*
- * Open a new block with room for at least `need` bytes; false when the
- * locators' address space is used up.
+ * Open a new block with room for at least `need` bytes, and with a spare
+ * block made ready behind it when `spare` and the block is large; false
+ * when the locators' address space is used up.
  */
 static bool
-open_block(BitonicTupleStore *store, size_t need)
+open_block(BitonicTupleStore *store, size_t need, bool spare)
 {
 	size_t		size = store->nblocks == 0 ? BLOCK_MIN :
 		Min(store->blocks[store->nblocks - 1].size * 2, BLOCK_MAX);
@@ -158,7 +159,7 @@ open_block(BitonicTupleStore *store, size_t need)
 		store->bytes += size;
 	}
 	/* the next large block is made ready in the background while this one fills */
-	if (size >= HUGE_PAGE_BYTES && store->spare == NULL)
+	if (spare && size >= HUGE_PAGE_BYTES && store->spare == NULL)
 	{
 		store->spare_size = Min(size * 2, BLOCK_MAX);
 		store->spare = alloc_block(store->cxt, store->spare_size, &store->spare_raw);
@@ -195,7 +196,7 @@ BitonicStoreReserve(BitonicTupleStore *store, size_t bytes)
 {
 	BitonicStoreBlock *block;
 
-	if (store->nblocks > 0 || bytes < HUGE_PAGE_BYTES || !open_block(store, bytes))
+	if (store->nblocks > 0 || bytes < HUGE_PAGE_BYTES || !open_block(store, bytes, false))
 		return;
 	block = &store->blocks[0];
 	BitonicStorePrefault(store, block->base, block->size);
@@ -214,7 +215,7 @@ reserve_row(BitonicTupleStore *store, size_t len, uint32 *locator)
 
 	if (block == NULL || block->used + MAXALIGN(len) > block->size)
 	{
-		if (!open_block(store, MAXALIGN(len)))
+		if (!open_block(store, MAXALIGN(len), true))
 			return NULL;
 		block = &store->blocks[store->nblocks - 1];
 	}
