@@ -580,7 +580,10 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 		pfree(tc.items);
 	if (tc.run)
 		pfree(tc.run);
+	/* the sorters' scratch, and the tie pass's buffers (foreseen by BitonicMultiSortBytes only for CONSTANT) */
 	ms->scratch_bytes = BitonicCorePeak();
+	if (ms->kind != BITONIC_KIND_CONSTANT)
+		ms->scratch_bytes += tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem);
 	ms->tie_ms = BitonicMsSince(t0);
 	return order;
 }
