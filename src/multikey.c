@@ -186,6 +186,13 @@ pair_size(const BitonicMultiSort *ms)
 	return ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
 }
 
+/* The pair array of this sort, whichever shape its pairs have. */
+static inline void *
+pairs_memory(const BitonicMultiSort *ms)
+{
+	return ms->kind == BITONIC_KIND_EXACT32 ? (void *) ms->pairs32 : (void *) ms->pairs64;
+}
+
 /* Make room for `total` pairs in all, in a new aligned array that keeps the pairs so far. */
 static void
 reserve_pairs(BitonicMultiSort *ms, size_t total)
@@ -198,8 +205,7 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 	ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
 	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), &raw);
 	if (ms->npairs > 0)
-		memcpy(pairs, ms->kind == BITONIC_KIND_EXACT32 ? (void *) ms->pairs32 : (void *) ms->pairs64,
-			   ms->npairs * pair_size(ms));
+		memcpy(pairs, pairs_memory(ms), ms->npairs * pair_size(ms));
 	if (ms->pairs_raw)
 		pfree(ms->pairs_raw);
 	ms->pairs_raw = raw;
@@ -296,13 +302,8 @@ BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item, Datum value, bool isnull)
 void *
 BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes)
 {
-	if (ms->kind == BITONIC_KIND_EXACT32)
-	{
-		*bytes = ms->pairs_cap * sizeof(bs_pair32);
-		return ms->pairs32;
-	}
-	*bytes = ms->pairs_cap * sizeof(bs_pair64);
-	return ms->pairs64;
+	*bytes = ms->pairs_cap * pair_size(ms);
+	return pairs_memory(ms);
 }
 
 /*
@@ -547,8 +548,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicCoreResetPeak();
-	order = in_pairs ? (uint32 *) (ms->kind == BITONIC_KIND_EXACT32 ?
-								   (void *) ms->pairs32 : (void *) ms->pairs64) :
+	order = in_pairs ? (uint32 *) pairs_memory(ms) :
 		BitonicAllocLarge(ms->cxt, Max(nitems, 1) * sizeof(uint32));
 	sort_pairs(ms);
 	if (!ties)

@@ -264,8 +264,7 @@ vq_sort(T *data, size_t n, const bs_options *opt)
 
 		if (p == nparts)
 			break;
-		if (hooks && hooks->check)
-			hooks->check(hooks->arg);
+		/* vq_split checks for interrupts before each batch of its stripes */
 		if (!vq_split(split, job.parts[p], threads, hooks, &low, &high))
 		{
 			job.parts[p].whole = true;
