@@ -70,13 +70,13 @@ test/unit/bin/sorter_bench: test/bench/sorter_bench.c $(UNIT_CORE_OBJS) $(UNIT_D
 
 # How far ahead the ORDER BY emit loop should prefetch (not a test):
 # test/bench/prefetch_bench.c, plain C.
-test/unit/bin/prefetch_bench: test/bench/prefetch_bench.c test/bench/bench_clock.h
+test/unit/bin/prefetch_bench: test/bench/prefetch_bench.c test/unit/mono_clock.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 # What writing never-touched memory costs this machine (not a test):
 # test/bench/first_touch_bench.c, plain C.
-test/unit/bin/first_touch_bench: test/bench/first_touch_bench.c test/bench/bench_clock.h
+test/unit/bin/first_touch_bench: test/bench/first_touch_bench.c test/unit/mono_clock.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 

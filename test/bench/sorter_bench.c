@@ -7,6 +7,7 @@
  * Usage: sorter_bench [min_log2 max_log2 threads]
  */
 #include "bs_sort.h"
+#include "mono_clock.h"
 #include "pairs_gen.h"
 
 #include <math.h>
@@ -14,16 +15,6 @@
 #include <time.h>
 
 static uint64_t qsort_comparisons;
-
-/* Wall-clock seconds. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* qsort comparator that counts. */
 static int
@@ -72,14 +63,14 @@ time_sorter(const bench_sorter *sorter, int shape, const void *input, void *work
 
 		memcpy(work, input, n * size);
 		qsort_comparisons = 0;
-		t = now();
+		t = mono_seconds();
 		if (sorter->algorithm == BS_ALGO_AUTO)
 			qsort(work, n, size, shape == 32 ? counting_cmp32 : counting_cmp64);
 		else if (shape == 32)
 			status = bs_sort_pairs32(work, n, &opt);
 		else
 			status = bs_sort_pairs64(work, n, &opt);
-		t = now() - t;
+		t = mono_seconds() - t;
 		if (status != BS_OK)
 			return -1;
 		if (sorter->algorithm == BS_ALGO_AUTO)

@@ -5,6 +5,7 @@
  * returns promptly with work still queued.
  */
 #include "prefault.h"
+#include "mono_clock.h"
 #include "unit.h"
 
 #include <string.h>
@@ -13,16 +14,6 @@
 #include <unistd.h>
 
 #define MB ((size_t) 1 << 20)
-
-/* Seconds of the monotonic clock. */
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* How many of the pages of [p, p + len) are resident. */
 static size_t
@@ -63,10 +54,10 @@ main(void)
 	/* the caller writes into the first page while the range is populated */
 	memset(mem, 0x5a, 4096);
 	bs_prefaulter_add(&pf, mem, len);
-	t0 = now();
-	while (resident_pages(mem, len) < len / 4096 && now() - t0 < 20)
+	t0 = mono_seconds();
+	while (resident_pages(mem, len) < len / 4096 && mono_seconds() - t0 < 20)
 		usleep(1000);
-	unit_report(resident_pages(mem, len) == len / 4096, "the whole range becomes resident (%.3f s)", now() - t0);
+	unit_report(resident_pages(mem, len) == len / 4096, "the whole range becomes resident (%.3f s)", mono_seconds() - t0);
 	for (size_t i = 0; i < 4096; i++)
 		intact &= mem[i] == 0x5a;
 	for (size_t i = 4096; i < len; i += 4096)
@@ -75,13 +66,13 @@ main(void)
 
 	/* more ranges than the queue holds: adding never blocks, stop is prompt */
 	madvise(mem, len, MADV_DONTNEED);
-	t0 = now();
+	t0 = mono_seconds();
 	for (int i = 0; i < 4 * BS_PREFAULT_QUEUE; i++)
 		bs_prefaulter_add(&pf, mem, len);
-	unit_report(now() - t0 < 1.0, "adding %d ranges to a queue of %d does not block", 4 * BS_PREFAULT_QUEUE, BS_PREFAULT_QUEUE);
-	t0 = now();
+	unit_report(mono_seconds() - t0 < 1.0, "adding %d ranges to a queue of %d does not block", 4 * BS_PREFAULT_QUEUE, BS_PREFAULT_QUEUE);
+	t0 = mono_seconds();
 	bs_prefaulter_stop(&pf);
-	unit_report(now() - t0 < 1.0 && !pf.running, "stop with work queued returns within a step (%.3f s)", now() - t0);
+	unit_report(mono_seconds() - t0 < 1.0 && !pf.running, "stop with work queued returns within a step (%.3f s)", mono_seconds() - t0);
 	bs_prefaulter_stop(&pf);
 	unit_report(!pf.running, "a second stop leaves it stopped");
 	madvise(mem, len, MADV_DONTNEED);
