@@ -37,6 +37,7 @@ OBJS = \
 	src/scan_store.o \
 	src/scan_spill.o \
 	src/scan_explain.o \
+	src/scan_slot.o \
 	$(CORE_OBJS)
 
 REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_generic gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential

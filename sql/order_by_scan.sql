@@ -248,6 +248,30 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- a scan that only repeats a column for a sort key (t COLLATE "C") is read
+-- as it is: the node stores each column once, and its output slot maps the
+-- copy and reads a row only when a consumer does (the scan's Output below
+-- has t once; the node's has it twice)
+SET enable_sort = off;
+EXPLAIN (COSTS OFF, VERBOSE) SELECT id, t FROM obs ORDER BY t COLLATE "C" DESC, id;
+RESET enable_sort;
+SELECT bs_compare('SELECT t COLLATE "C" AS tc, v, id FROM obs ORDER BY 1, v COLLATE "C" DESC, id') AS relabelled_output,
+       bs_compare('SELECT id, v, t FROM obs ORDER BY v COLLATE "C", t COLLATE "C" DESC, id') AS two_relabelled_keys,
+       bs_compare('WITH w AS MATERIALIZED (SELECT id, t FROM obs ORDER BY t COLLATE "C", id) SELECT * FROM w') AS tuplestore_copy,
+       bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C", id OFFSET 2500') AS offset;
+-- rows written to a table straight from the mapped slot (heap tuples formed
+-- from it), in the order the native Sort gives
+SET enable_sort = off;
+CREATE TABLE obs_by_t_node AS SELECT id, t COLLATE "C" AS tc, t FROM obs ORDER BY 2, id;
+RESET enable_sort;
+SET bitonic_sort.enable = off;
+CREATE TABLE obs_by_t_native AS SELECT id, t COLLATE "C" AS tc, t FROM obs ORDER BY 2, id;
+RESET bitonic_sort.enable;
+SELECT (SELECT array_agg(x::text ORDER BY ctid) FROM obs_by_t_node x) =
+       (SELECT array_agg(x::text ORDER BY ctid) FROM obs_by_t_native x) AS same_table,
+       (SELECT count(*) FROM obs_by_t_node) AS rows;
+DROP TABLE obs_by_t_node, obs_by_t_native;
+
 -- EXPLAIN in every format shows the keys, backend and algorithm
 CREATE FUNCTION bs_explain(q text, opts text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE line text;

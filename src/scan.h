@@ -98,7 +98,8 @@ typedef struct BitonicScanState
 	CustomScanState css;
 	BitonicScanKeys keys;
 	bool		random_access;	/* backward scan, mark/restore or rewind asked for */
-	TupleTableSlot *slot;		/* minimal-tuple slot the node returns */
+	TupleTableSlot *slot;		/* minimal-tuple slot holding the row to return */
+	TupleTableSlot *output;		/* mapped slot returned instead, or NULL (scan_slot.c) */
 	MemoryContext cxt;			/* tuples, pairs and order of the current sort */
 	BitonicScanPhase phase;
 
@@ -131,6 +132,14 @@ extern void BitonicScanKeysFromPrivate(List *custom_private, BitonicScanKeys *ke
 
 /* scan_exec.c */
 extern Node *BitonicScanCreateState(CustomScan *cscan);
+
+/* scan_slot.c */
+extern PGDLLIMPORT const TupleTableSlotOps BitonicMappedSlotOps;
+extern AttrNumber *BitonicOutputColumnMap(List *targetlist);
+extern TupleTableSlot *BitonicMappedSlotCreate(EState *estate, TupleDesc desc,
+											   TupleTableSlot *row,
+											   const AttrNumber *map);
+extern TupleTableSlot *BitonicMappedSlotShow(TupleTableSlot *slot, TupleTableSlot *row);
 
 /* scan_store.c */
 extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);

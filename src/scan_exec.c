@@ -56,12 +56,17 @@ BitonicScanCreateState(CustomScan *cscan)
 	return (Node *) state;
 }
 
-/* Make the scan slot a minimal-tuple slot and rebuild the projection for it. */
+/*
+ * Make the scan slot a minimal-tuple slot and rebuild the projection for it;
+ * a projection that only rearranges or repeats stored columns becomes the
+ * mapped output slot, which reads the row only when a consumer does.
+ */
 static void
 use_minimal_slot(BitonicScanState *state, EState *estate)
 {
 	ScanState  *ss = &state->css.ss;
 	TupleDesc	tupdesc = ss->ss_ScanTupleSlot->tts_tupleDescriptor;
+	AttrNumber *map;
 
 	state->slot = ExecInitExtraTupleSlot(estate, tupdesc, &TTSOpsMinimalTuple);
 	ss->ss_ScanTupleSlot = state->slot;
@@ -69,6 +74,15 @@ use_minimal_slot(BitonicScanState *state, EState *estate)
 	ss->ps.scanopsfixed = true;
 	ss->ps.scanopsset = true;
 	ExecAssignScanProjectionInfoWithVarno(ss, INDEX_VAR);
+	if (ss->ps.ps_ProjInfo == NULL ||
+		(map = BitonicOutputColumnMap(ss->ps.plan->targetlist)) == NULL)
+		return;
+	state->output = BitonicMappedSlotCreate(estate, ss->ps.ps_ResultTupleDesc,
+											state->slot, map);
+	ss->ps.ps_ProjInfo = NULL;
+	ss->ps.resultops = &BitonicMappedSlotOps;
+	ss->ps.resultopsfixed = true;
+	ss->ps.resultopsset = true;
 }
 
 /* Set up the key machinery for the plan's sort columns. */
@@ -234,7 +248,7 @@ load_and_sort(BitonicScanState *state)
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	room = limit > pair_bytes + BITONIC_SLOT_BYTES ? limit - pair_bytes - BITONIC_SLOT_BYTES : 0;
 	BitonicStoreReserve(&state->store,
-						(size_t) Min(plan->plan_rows * ROW_BYTES_ESTIMATE(plan->plan_width),
+						(size_t) Min(plan->plan_rows * ROW_BYTES_ESTIMATE(child->plan->plan_width),
 									 (double) room));
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);
@@ -303,11 +317,15 @@ bitonic_access(ScanState *ss)
 	BitonicScanState *state = (BitonicScanState *) ss;
 	bool		forward = ScanDirectionIsForward(ss->ps.state->es_direction);
 
+	TupleTableSlot *row;
+
 	if (state->phase == BITONIC_PHASE_EMPTY)
 		load_and_sort(state);
 	if (state->phase == BITONIC_PHASE_SPILLED)
-		return BitonicScanSpillNext(state, forward);
-	return next_sorted_row(state, forward);
+		row = BitonicScanSpillNext(state, forward);
+	else
+		row = next_sorted_row(state, forward);
+	return state->output != NULL ? BitonicMappedSlotShow(state->output, row) : row;
 }
 
 /* ExecScan recheck method: the node has no quals of its own. */

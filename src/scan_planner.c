@@ -222,6 +222,51 @@ first_key_kind(Oid typid, Oid sortop, Oid collation, bool nulls_first, bool *lib
 	return ms.kind;
 }
 
+/* Whether every expression is a column, relabelled or not. */
+static bool
+only_columns(List *exprs)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		Expr	   *expr = lfirst(lc);
+
+		while (IsA(expr, RelabelType))
+			expr = ((RelabelType *) expr)->arg;
+		if (!IsA(expr, Var))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The path whose rows the node stores.  Where input is a projection that
+ * only repeats or rearranges its own input's columns (a scan adding the sort
+ * key `c COLLATE "C"` as a second copy of c, say), is no narrower, and every
+ * sort key is among those columns, the node stores the columns once and its
+ * output slot maps them (scan_slot.c); otherwise it stores input's rows.
+ */
+static Path *
+stored_input(PlannerInfo *root, Path *input)
+{
+	Path	   *below;
+	List	   *attnos = NIL,
+			   *sortops = NIL,
+			   *collations = NIL,
+			   *nulls_first = NIL;
+
+	if (!IsA(input, ProjectionPath))
+		return input;
+	below = ((ProjectionPath *) input)->subpath;
+	if (below->pathtarget->width > input->pathtarget->width ||
+		!only_columns(input->pathtarget->exprs) ||
+		!match_sort_columns(root->sort_pathkeys, below->pathtarget->exprs,
+							&attnos, &sortops, &collations, &nulls_first))
+		return input;
+	return below;
+}
+
 /* Build the CustomPath over input, or NULL when it cannot sort these keys. */
 static CustomPath *
 make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
@@ -231,11 +276,12 @@ make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
 			   *collations = NIL,
 			   *nulls_first = NIL;
 	CustomPath *cpath;
+	Path	   *stored = stored_input(root, input);
 	Expr	   *first_expr;
 	BitonicKeyKind kind;
 	bool		libc_text;
 
-	if (!match_sort_columns(root->sort_pathkeys, input->pathtarget->exprs,
+	if (!match_sort_columns(root->sort_pathkeys, stored->pathtarget->exprs,
 							&attnos, &sortops, &collations, &nulls_first))
 		return NULL;
 
@@ -252,15 +298,17 @@ make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
 	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN |
 		CUSTOMPATH_SUPPORT_MARK_RESTORE |
 		CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make1(input);
+	cpath->custom_paths = list_make1(stored);
 	cpath->custom_private = list_make4(attnos, sortops, collations, nulls_first);
 	cpath->methods = &bitonic_path_methods;
 
-	first_expr = list_nth(input->pathtarget->exprs, linitial_int(attnos) - 1);
+	first_expr = list_nth(stored->pathtarget->exprs, linitial_int(attnos) - 1);
 	kind = first_key_kind(exprType((Node *) first_expr), linitial_oid(sortops),
 						  linitial_oid(collations), linitial_int(nulls_first) != 0,
 						  &libc_text);
-	cost_bitonic_path(root, cpath, input, kind, libc_text, list_length(attnos));
+	cost_bitonic_path(root, cpath, stored, kind, libc_text, list_length(attnos));
+	/* what the projection stored_input moved above the sort was charged per row */
+	cpath->path.total_cost += input->total_cost - stored->total_cost;
 	return cpath;
 }
 
