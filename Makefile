@@ -28,6 +28,7 @@ OBJS = \
 	src/guc.o \
 	src/keys.o \
 	src/sort_run.o \
+	src/large_alloc.o \
 	src/array_sort.o \
 	src/info.o \
 	src/multikey.o \

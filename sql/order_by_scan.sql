@@ -384,3 +384,48 @@ RESET bitonic_sort.cpu_threads;
 -- rescans with a changed parameter: each sort of 50K wide rows fills large
 -- blocks (the background prefaulter starts again after each reset)
 SELECT bs_digest_compare($q$SELECT g.k, s.* FROM generate_series(0, 2) g(k), LATERAL (SELECT * FROM wide WHERE k % 3 = g.k ORDER BY t, id OFFSET 0) s$q$) AS rescanned_large_sorts;
+
+-- bitonic_sort.huge_pages: tuple blocks and pairs from the huge page pool
+-- while it has room (run-tests.sh reserves 64 pages when run as root),
+-- ordinary memory otherwise; the same rows either way, and every pool page
+-- back in the pool after each sort, after an error and after gpu_sort
+CREATE FUNCTION bs_pool_free() RETURNS int LANGUAGE sql AS $$
+  SELECT coalesce((regexp_match(pg_read_file('/proc/meminfo'), 'HugePages_Free:\s+(\d+)'))[1]::int, 0) $$;
+CREATE FUNCTION bs_pool_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  free_before int := bs_pool_free();
+  used bigint := 0;
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ' || q LOOP
+    IF line ~ 'Huge Page Memory' THEN
+      used := (regexp_match(line, '(\d+) kB'))[1]::bigint;
+    END IF;
+  END LOOP;
+  -- with no free page it must take none; with 128 MB free (all it needs), some
+  IF (free_before = 0 AND used > 0) OR (free_before >= 64 AND used = 0) THEN
+    RETURN format('pool had %s free pages, the node took %s kB', free_before, used);
+  END IF;
+  IF bs_pool_free() <> free_before THEN
+    RETURN format('%s pool pages not given back', free_before - bs_pool_free());
+  END IF;
+  RETURN 'ok';
+END $$;
+SET bitonic_sort.huge_pages = on;
+SET work_mem = '256MB';
+SET enable_sort = off;
+SELECT bs_pool_check('SELECT * FROM wide ORDER BY k, id DESC') AS pool_sort,
+       bs_pool_check('SELECT id, t FROM wide ORDER BY t COLLATE "C", id') AS pool_mapped_output;
+RESET enable_sort;
+SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k, id DESC') AS pool_same_rows,
+       bs_digest_compare('SELECT * FROM wide ORDER BY t COLLATE "C"') AS pool_same_rows_abbreviated;
+SELECT bs_pool_free() AS free_before \gset
+SET enable_sort = off;
+SELECT id FROM (SELECT id, CASE WHEN id = 140000 THEN 1 / (id - id) ELSE k END AS k, pad FROM wide) s ORDER BY k;
+RESET enable_sort;
+SELECT bs_pool_free() = :free_before AS pool_pages_back_after_error;
+SELECT gpu_sort(array_agg(((id * 7919) % 100003)::float8 / 7)) = (SELECT array_agg(x ORDER BY x) FROM (SELECT ((id * 7919) % 100003)::float8 / 7 AS x FROM wide) s) AS pool_gpu_sort_same,
+       bs_pool_free() = :free_before AS pool_pages_back_after_gpu_sort
+  FROM wide;
+RESET work_mem;
+RESET bitonic_sort.huge_pages;

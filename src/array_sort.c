@@ -219,9 +219,9 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 	Oid			elemtype = ARR_ELEMTYPE(array);
 	bool		narrow = BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32;
 	bool		bijective = BitonicKeyIsBijective(elemtype);
-	void	   *raw;
+	BitonicRegion *region = NULL;
 	void	   *pairs = bijective ? (void *) TYPEALIGN(16, dst) :
-		BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues), &raw);
+		BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues), &region);
 	PairsJob	job = {elemtype, ARR_DATA_PTR(array), dst, get_typlen(elemtype), descending,
 					   narrow ? pairs : NULL, narrow ? NULL : pairs};
 
@@ -241,6 +241,7 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 	{
 		/* random reads of the values: every core keeps some in flight */
 		run_pass(nvalues, bitonic_sort_cpu_threads, gather_values, &job);
+		BitonicRegionFree(region);
 	}
 }
 

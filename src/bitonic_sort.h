@@ -28,6 +28,7 @@ extern int	bitonic_sort_gpu_memory_limit;	/* MB */
 extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern bool bitonic_sort_enable;
 extern int	bitonic_sort_min_rows;
+extern bool bitonic_sort_huge_pages;
 extern void BitonicGucInit(void);
 
 /* sort_run.c */
@@ -39,9 +40,27 @@ extern void BitonicSortDescribe(double n, const char **backend, const char **alg
 extern const bs_hooks *BitonicCoreHooks(void);
 extern void BitonicCoreResetPeak(void);
 extern size_t BitonicCorePeak(void);
+
+/* large_alloc.c */
+
+/* A large buffer: memory of a context, or pages of the huge page pool. */
+typedef struct BitonicRegion
+{
+	MemoryContextCallback unmap;	/* unmaps the pool pages when the context goes */
+	char	   *raw;			/* the palloc'd memory, or NULL */
+	char	   *pool;			/* the mapped pool pages, or NULL */
+	size_t		pool_bytes;
+} BitonicRegion;
+
 extern void BitonicAdviseHugePages(void *ptr, size_t size);
 extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
-extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, void **raw);
+extern void *BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align,
+								BitonicRegion **region);
+extern void BitonicRegionFree(BitonicRegion *region);
+extern size_t BitonicRegionBytes(const BitonicRegion *region);
+extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicRegion **region);
+extern void BitonicPoolResetPeak(void);
+extern size_t BitonicPoolPeak(void);
 
 /* Size of a transparent huge page. */
 #define HUGE_PAGE_BYTES ((size_t) 2 * 1024 * 1024)
@@ -125,7 +144,7 @@ typedef struct BitonicMultiSort
 	bool		nulls_first;	/* first column */
 	bs_pair32  *pairs32;		/* EXACT32 */
 	bs_pair64  *pairs64;		/* every other kind */
-	void	   *pairs_raw;		/* the pairs' allocation (they are 16-byte aligned in it) */
+	BitonicRegion *pairs_region;	/* the pairs' allocation (16-byte aligned) */
 	size_t		npairs;
 	size_t		pairs_cap;
 	uint32	   *nulls;			/* items whose first column is NULL, in order */

@@ -14,6 +14,7 @@ int			bitonic_sort_gpu_memory_limit = 1024;
 char	   *bitonic_sort_emu_fail = NULL;
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_min_rows = 10000;
+bool		bitonic_sort_huge_pages = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", BITONIC_DEVICE_AUTO, false},
@@ -110,6 +111,16 @@ BitonicGucInit(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("bitonic_sort.huge_pages",
+							 "Takes the large buffers of sorts from the kernel's huge page pool while it has room.",
+							 "Tuple blocks and key/pointer pairs of 2 MB and more are mapped from the pool of "
+							 "2 MB pages that vm.nr_hugepages reserves; without free pages there, ordinary memory is used.",
+							 &bitonic_sort_huge_pages,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("bitonic_sort");
 }

@@ -197,18 +197,18 @@ pairs_memory(const BitonicMultiSort *ms)
 static void
 reserve_pairs(BitonicMultiSort *ms, size_t total)
 {
-	void	   *raw;
+	BitonicRegion *region;
 	void	   *pairs;
 
 	if (total <= ms->pairs_cap)
 		return;
 	ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
-	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), &raw);
+	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), &region);
 	if (ms->npairs > 0)
 		memcpy(pairs, pairs_memory(ms), ms->npairs * pair_size(ms));
-	if (ms->pairs_raw)
-		pfree(ms->pairs_raw);
-	ms->pairs_raw = raw;
+	if (ms->pairs_region)
+		BitonicRegionFree(ms->pairs_region);
+	ms->pairs_region = region;
 	if (ms->kind == BITONIC_KIND_EXACT32)
 		ms->pairs32 = pairs;
 	else
@@ -341,13 +341,13 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 	ms->nnulls = 0;
 	if (!release)
 		return;
-	if (ms->pairs_raw)
-		pfree(ms->pairs_raw);
+	if (ms->pairs_region)
+		BitonicRegionFree(ms->pairs_region);
 	if (ms->nulls)
 		pfree(ms->nulls);
 	ms->pairs32 = NULL;
 	ms->pairs64 = NULL;
-	ms->pairs_raw = NULL;
+	ms->pairs_region = NULL;
 	ms->nulls = NULL;
 	ms->pairs_cap = 0;
 	ms->nulls_cap = 0;
@@ -558,12 +558,14 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	INSTR_TIME_SET_CURRENT(t0);
 	if (ties)
 		pairs_to_order(ms, order, &tc, true);
-	ms->order_bytes = GetMemoryChunkSpace(in_pairs ? ms->pairs_raw : (void *) order);
+	ms->order_bytes = in_pairs ? BitonicRegionBytes(ms->pairs_region) :
+		GetMemoryChunkSpace(order);
 	if (in_pairs)
 	{
+		/* the order now owns the pairs' memory: it goes with the context */
 		ms->pairs32 = NULL;
 		ms->pairs64 = NULL;
-		ms->pairs_raw = NULL;
+		ms->pairs_region = NULL;
 		ms->pairs_cap = 0;
 	}
 	if (ms->nulls_first && ms->nnulls > 0)

@@ -66,7 +66,7 @@ typedef struct BitonicTupleStore
 	uint32		blocks_cap;
 	size_t		bytes;			/* bytes of all blocks */
 	char	   *spare;			/* the next large block, being faulted in */
-	char	   *spare_raw;		/* its allocation */
+	BitonicRegion *spare_region;	/* its allocation */
 	size_t		spare_size;
 	bs_prefaulter prefaulter;	/* faults in spare blocks (and the pairs) */
 	MemoryContextCallback prefaulter_guard;	/* stops it on a reset */
@@ -119,6 +119,7 @@ typedef struct BitonicScanState
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
+	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
 	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
 	double		tie_ms;

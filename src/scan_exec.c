@@ -237,6 +237,7 @@ load_and_sort(BitonicScanState *state)
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	BitonicPoolResetPeak();
 	/*
 	 * The pairs and rows the planner expects, faulted in from the start; the
 	 * rows' first block leaves room in work_mem for the pairs and its own
@@ -280,6 +281,7 @@ load_and_sort(BitonicScanState *state)
 	}
 	else
 		sort_in_memory(state);
+	state->pool_peak_bytes = Max(state->pool_peak_bytes, BitonicPoolPeak());
 	state->load_ms += BitonicMsSince(t0);
 	state->pos = -1;
 }

@@ -116,6 +116,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (!es->analyze)
 		return;
 	ExplainPropertyInteger("Peak Memory", "kB", (int64) ((state->peak_bytes + 1023) / 1024), es);
+	/* of which from the huge page pool (the backend's most while the node sorted) */
+	if (bitonic_sort_huge_pages)
+		ExplainPropertyInteger("Huge Page Memory", "kB", (int64) (state->pool_peak_bytes / 1024), es);
 	show_spill(state, es);
 	if (!es->timing)
 		return;

@@ -10,8 +10,8 @@
  * own.  The slot table is small (one pointer per MB), so turning a locator
  * into a tuple costs one cached load and no per-row pointer array exists.
  *
- * Blocks of 2 MB and more are 2 MB aligned and advised as transparent huge
- * pages.  While the backend fills one, the next is allocated and a
+ * Blocks of 2 MB and more are 2 MB aligned and of huge pages: transparent
+ * ones, or the pool's under bitonic_sort.huge_pages (large_alloc.c).  While the backend fills one, the next is allocated and a
  * background thread faults its pages in (MADV_POPULATE_WRITE): the kernel's
  * page zeroing runs on another core instead of in the ingest loop.
  */
@@ -90,28 +90,23 @@ BitonicStoreFinish(BitonicTupleStore *store)
 	bs_prefaulter_stop(&store->prefaulter);
 	if (store->spare != NULL)
 	{
-		pfree(store->spare_raw);
+		BitonicRegionFree(store->spare_region);
 		store->bytes -= store->spare_size;
 		store->spare = NULL;
 	}
 }
 
 /*
- * Memory of size bytes in cxt (*raw: what to pfree); 2 MB aligned and
- * advised as huge pages when large.
+ * Memory of size bytes in cxt (*region: what to free, NULL for a small
+ * block); 2 MB aligned and of huge pages when large (large_alloc.c).
  */
 static char *
-alloc_block(MemoryContext cxt, size_t size, char **raw)
+alloc_block(MemoryContext cxt, size_t size, BitonicRegion **region)
 {
-	char	   *aligned;
-
+	*region = NULL;
 	if (size < HUGE_PAGE_BYTES)
-		return *raw = MemoryContextAllocHuge(cxt, size);
-	/* the unaligned head and tail are never touched, so never resident */
-	*raw = MemoryContextAllocHuge(cxt, size + HUGE_PAGE_BYTES);
-	aligned = (char *) TYPEALIGN(HUGE_PAGE_BYTES, *raw);
-	BitonicAdviseHugePages(aligned, size);
-	return aligned;
+		return MemoryContextAllocHuge(cxt, size);
+	return BitonicRegionAlloc(cxt, size, HUGE_PAGE_BYTES, region);
 }
 
 /* Grow an array of elsize-byte elements to at least need (doubling). */
@@ -139,7 +134,7 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	uint32		nslots;
 	BitonicStoreBlock *block;
 	char	   *base;
-	char	   *raw;
+	BitonicRegion *region;
 
 	size = Max(size, need);
 	if (size >= BITONIC_SLOT_BYTES)
@@ -155,14 +150,14 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	}
 	else
 	{
-		base = alloc_block(store->cxt, size, &raw);
+		base = alloc_block(store->cxt, size, &region);
 		store->bytes += size;
 	}
 	/* the next large block is made ready in the background while this one fills */
 	if (spare && size >= HUGE_PAGE_BYTES && store->spare == NULL)
 	{
 		store->spare_size = Min(size * 2, BLOCK_MAX);
-		store->spare = alloc_block(store->cxt, store->spare_size, &store->spare_raw);
+		store->spare = alloc_block(store->cxt, store->spare_size, &store->spare_region);
 		store->bytes += store->spare_size;
 		BitonicStorePrefault(store, store->spare, store->spare_size);
 	}

@@ -10,53 +10,8 @@
 #include "cuda/bs_cuda.h"
 #endif
 
-#include <sys/mman.h>
-
 #include "miscadmin.h"
 #include "utils/memutils.h"
-
-/*
- * Ask for transparent huge pages over the 2 MB-aligned interior of a large
- * allocation: a 4 kB page fault each costs more than the zeroing it does,
- * and sorts touch hundreds of MB of fresh memory.
- */
-void
-BitonicAdviseHugePages(void *ptr, size_t size)
-{
-#ifdef MADV_HUGEPAGE
-	char	   *start = (char *) TYPEALIGN(HUGE_PAGE_BYTES, ptr);
-	char	   *end = (char *) TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (char *) ptr + size);
-
-	if (end > start)
-		(void) madvise(start, end - start, MADV_HUGEPAGE);	/* advice only */
-#endif
-}
-
-/* A huge allocation in cxt, advised as huge pages. */
-void *
-BitonicAllocLarge(MemoryContext cxt, size_t size)
-{
-	void	   *ptr = MemoryContextAllocHuge(cxt, size);
-
-	BitonicAdviseHugePages(ptr, size);
-	return ptr;
-}
-
-/*
- * A huge allocation in cxt for pairs: 16-byte aligned (vqsort loads a
- * 64-bit-key pair with aligned 128-bit loads; a misaligned array costs it a
- * full copy) and advised as huge pages.  *raw is what to pfree.
- */
-void *
-BitonicAllocPairs(MemoryContext cxt, size_t size, void **raw)
-{
-	void	   *ptr;
-
-	*raw = MemoryContextAllocHuge(cxt, size + 16);
-	ptr = (void *) TYPEALIGN(16, *raw);
-	BitonicAdviseHugePages(ptr, size);
-	return ptr;
-}
 
 /* Bytes the core holds through pg_core_alloc now, and the most since the last reset. */
 static size_t core_bytes;

@@ -113,7 +113,28 @@ CONF
 	as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start \
 		>/dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- ||
 		{ cat "$CLUSTER_DIR/server.log"; die "the server did not start"; }
-	trap stop_cluster EXIT
+	trap 'stop_cluster; restore_huge_pages' EXIT
+}
+
+# Reserve a pool of at least $1 huge pages of 2 MB, for the tests of
+# bitonic_sort.huge_pages (as root only; the pool goes back to its size on
+# exit).  Without it those tests check that sorts use ordinary memory.
+reserve_huge_pages() {
+	local pool=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	if [ "$(id -u)" -ne 0 ] || [ ! -w "$pool" ]; then
+		echo "== no huge page pool reserved (needs root): bitonic_sort.huge_pages is tested on ordinary memory"
+		return 0
+	fi
+	HUGE_PAGES_BEFORE=$(cat "$pool")
+	[ "$HUGE_PAGES_BEFORE" -ge "$1" ] || echo "$1" >"$pool"
+	echo "== huge page pool: $(cat "$pool") pages of 2 MB (it had $HUGE_PAGES_BEFORE)"
+}
+
+# Give the pool back its size from before reserve_huge_pages (runs on exit).
+restore_huge_pages() {
+	[ -n "${HUGE_PAGES_BEFORE:-}" ] &&
+		echo "$HUGE_PAGES_BEFORE" >/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	return 0
 }
 
 # Stop the throwaway cluster (runs on exit).

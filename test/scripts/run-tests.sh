@@ -8,6 +8,8 @@ source "$(dirname "$0")/common.sh"
 cd "$TOP"
 # locales-all: the tests sort text in a real libc collation (en_US.utf8)
 SUMMARY_ON_FAILURE=1 setup_all locales-all
+# 128 MB of 2 MB pages: the tests of bitonic_sort.huge_pages take buffers from it
+reserve_huge_pages 64
 
 echo "== pg_regress"
 rm -rf results regression.diffs regression.out

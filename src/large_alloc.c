@@ -1,0 +1,160 @@
+/*
+ * large_alloc.c — the large buffers of a sort (tuple blocks, key/pointer
+ * pairs): memory of a context, advised as transparent huge pages, or, under
+ * bitonic_sort.huge_pages, 2 MB pages from the kernel's huge page pool
+ * (vm.nr_hugepages) while it has room.
+ *
+ * Pool pages go back to the pool when freed, not to the kernel's free
+ * lists, so they stay backed: on a VM whose balloon hands freed memory back
+ * to the host, ordinary fresh memory costs a host fault per page on every
+ * sort, pool pages only on their first use.  A pool mapping belongs to a
+ * memory context like any allocation: its reset or deletion unmaps it.
+ */
+#include "bitonic_sort.h"
+
+#include <sys/mman.h>
+
+#include "utils/memutils.h"
+
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+/* mmap flags for 2 MB pages from the pool, whatever its default page size */
+#define POOL_MAP_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (21 << MAP_HUGE_SHIFT))
+
+/* Bytes of pool pages the backend has mapped now, and the most since the last reset. */
+static size_t pool_bytes;
+static size_t pool_peak;
+
+/*
+ * Ask for transparent huge pages over the 2 MB-aligned interior of a large
+ * allocation: a 4 kB page fault each costs more than the zeroing it does,
+ * and sorts touch hundreds of MB of fresh memory.
+ */
+void
+BitonicAdviseHugePages(void *ptr, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+	char	   *start = (char *) TYPEALIGN(HUGE_PAGE_BYTES, ptr);
+	char	   *end = (char *) TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (char *) ptr + size);
+
+	if (end > start)
+		(void) madvise(start, end - start, MADV_HUGEPAGE);	/* advice only */
+#endif
+}
+
+/* A huge allocation in cxt, advised as huge pages. */
+void *
+BitonicAllocLarge(MemoryContext cxt, size_t size)
+{
+	void	   *ptr = MemoryContextAllocHuge(cxt, size);
+
+	BitonicAdviseHugePages(ptr, size);
+	return ptr;
+}
+
+/* Give a region's pool pages back (once). */
+static void
+unmap_pool_pages(BitonicRegion *region)
+{
+	if (region->pool == NULL)
+		return;
+	(void) munmap(region->pool, region->pool_bytes);
+	pool_bytes -= Min(pool_bytes, region->pool_bytes);
+	region->pool = NULL;
+}
+
+/* Reset callback of a pool region's context. */
+static void
+unmap_on_reset(void *arg)
+{
+	unmap_pool_pages((BitonicRegion *) arg);
+}
+
+/* Pool pages for size bytes, registered with cxt; false when the pool has no room. */
+static bool
+map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
+{
+	size_t		bytes = TYPEALIGN(HUGE_PAGE_BYTES, size);
+	void	   *pages = mmap(NULL, bytes, PROT_READ | PROT_WRITE, POOL_MAP_FLAGS, -1, 0);
+
+	if (pages == MAP_FAILED)
+		return false;			/* ENOMEM: no free pool pages; EINVAL: no 2 MB pool */
+	region->pool = pages;
+	region->pool_bytes = bytes;
+	region->unmap.func = unmap_on_reset;
+	region->unmap.arg = region;
+	MemoryContextRegisterResetCallback(cxt, &region->unmap);
+	pool_bytes += bytes;
+	pool_peak = Max(pool_peak, pool_bytes);
+	return true;
+}
+
+/*
+ * size bytes aligned to align (a power of two up to 2 MB) that live as long
+ * as cxt or until BitonicRegionFree(*region): pool pages where
+ * bitonic_sort.huge_pages allows and the pool has room, else memory of cxt
+ * advised as transparent huge pages.
+ */
+void *
+BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicRegion **region)
+{
+	BitonicRegion *r = MemoryContextAllocZero(cxt, sizeof(BitonicRegion));
+	char	   *ptr;
+
+	Assert(align > 0 && align <= HUGE_PAGE_BYTES && (align & (align - 1)) == 0);
+	*region = r;
+	if (bitonic_sort_huge_pages && size >= HUGE_PAGE_BYTES && map_pool_pages(cxt, size, r))
+		return r->pool;
+	/* the unaligned head and tail are never touched, so never resident */
+	r->raw = MemoryContextAllocHuge(cxt, size + align);
+	ptr = (char *) TYPEALIGN(align, r->raw);
+	BitonicAdviseHugePages(ptr, size);
+	return ptr;
+}
+
+/* Free a region now (its record stays in the context until it is reset). */
+void
+BitonicRegionFree(BitonicRegion *region)
+{
+	if (region->raw != NULL)
+	{
+		pfree(region->raw);
+		region->raw = NULL;
+	}
+	unmap_pool_pages(region);
+}
+
+/* Bytes a region holds. */
+size_t
+BitonicRegionBytes(const BitonicRegion *region)
+{
+	if (region->raw != NULL)
+		return GetMemoryChunkSpace(region->raw);
+	return region->pool != NULL ? region->pool_bytes : 0;
+}
+
+/*
+ * A huge allocation in cxt for pairs: 16-byte aligned (vqsort loads a
+ * 64-bit-key pair with aligned 128-bit loads; a misaligned array costs it a
+ * full copy), from the pool or advised as huge pages.
+ */
+void *
+BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicRegion **region)
+{
+	return BitonicRegionAlloc(cxt, size, 16, region);
+}
+
+/* Start counting the most pool memory afresh, from what is mapped now. */
+void
+BitonicPoolResetPeak(void)
+{
+	pool_peak = pool_bytes;
+}
+
+/* The most pool memory the backend has had mapped since BitonicPoolResetPeak. */
+size_t
+BitonicPoolPeak(void)
+{
+	return pool_peak;
+}
