@@ -11,9 +11,10 @@
  * into a tuple costs one cached load and no per-row pointer array exists.
  *
  * Blocks of 2 MB and more are 2 MB aligned and of huge pages: transparent
- * ones, or the pool's under bitonic_sort.huge_pages (large_alloc.c).  While the backend fills one, the next is allocated and a
- * background thread faults its pages in (MADV_POPULATE_WRITE): the kernel's
- * page zeroing runs on another core instead of in the ingest loop.
+ * ones, or the pool's under bitonic_sort.huge_pages (large_alloc.c).  While
+ * the backend fills one, the next is allocated and a background thread
+ * faults its pages in (MADV_POPULATE_WRITE): the kernel's page zeroing runs
+ * on another core instead of in the ingest loop.
  */
 #include "scan.h"
 
