@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test/scripts/bench-orderby.sh — what `make bench-orderby` runs: ORDER BY on
 # tables of (int8, float8, md5 text, int4) with the native Sort and with the
-# BitonicSort custom scan, timed in the same run; prints the sort node's self
+# BitonicSort custom scan (and, as root, with bitonic_sort.huge_pages on
+# over a reserved pool), timed in the same run; prints the sort node's self
 # time, the whole query's time and the ratios native / bitonic.  Not a test.
 #   BENCH_SIZES="1000000 10000000"  (default: 1000000)
 #   BENCH_REPS=2   alternating runs of each side per query, best kept (default 2)
@@ -9,6 +10,9 @@ set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
 setup_all locales-all
+# 1.2 GB of 2 MB pages (as root): BitonicSort also runs with
+# bitonic_sort.huge_pages on; the pool goes back to its size on exit
+reserve_huge_pages 600
 SIZES=${BENCH_SIZES:-1000000}
 REPS=${BENCH_REPS:-2}
 mkdir -p tmp/bench
@@ -24,7 +28,8 @@ mkdir -p tmp/bench
 	echo "SELECT backend, details FROM bitonic_sort_info() WHERE usable;"
 	echo "CREATE TEMP TABLE bench_results (query text, n bigint, native_node text, native_ms float8,"
 	echo "  bitonic_node text, bitonic_ms float8, node_ratio numeric, native_total_ms float8,"
-	echo "  bitonic_total_ms float8, total_ratio numeric);"
+	echo "  bitonic_total_ms float8, total_ratio numeric, pool_node_ms float8, pool_node_ratio numeric,"
+	echo "  pool_total_ms float8, pool_total_ratio numeric);"
 	echo "\\o /dev/null"
 	for n in $SIZES; do
 		echo "DROP TABLE IF EXISTS bench;"
