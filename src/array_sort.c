@@ -121,6 +121,7 @@ typedef struct PairsJob
 	bool		descending;
 	bs_pair32  *pairs32;		/* one of the two */
 	bs_pair64  *pairs64;
+	uint64		key_xor;		/* keys alone: value XOR key_xor is the key */
 } PairsJob;
 
 /* Build pairs [begin, end) from the values (a task of bs_parallel_for). */
@@ -157,6 +158,18 @@ gather_values(void *ctx, size_t begin, size_t end)
 		copy_value(job->dst + i * job->typlen, job->src + gather_ptr(job, i) * job->typlen,
 				   job->typlen);
 	}
+}
+
+/* dst[i] = src[i] XOR key_xor over [begin, end): keys from values, or back (a task of bs_parallel_for). */
+static void
+xor_values(void *ctx, size_t begin, size_t end)
+{
+	const PairsJob *job = (const PairsJob *) ctx;
+	const uint64 *src = (const uint64 *) job->src;
+	uint64	   *dst = (uint64 *) job->dst;
+
+	for (size_t i = begin; i < end; i++)
+		dst[i] = src[i] ^ job->key_xor;
 }
 
 /* Decode the sorted keys [begin, end) into their values, in order (see sort_values). */
@@ -198,13 +211,47 @@ pairs_bytes(Oid elemtype, size_t n)
 }
 
 /*
+ * Whether n values of this type are sorted as their keys alone: a 64-bit
+ * key that determines the value (equal keys are equal values, so no
+ * pointer is needed) and vqsort on the CPU, which sorts plain keys.
+ */
+static bool
+keys_alone(Oid elemtype, size_t n)
+{
+	return BitonicKeyIsBijective(elemtype) &&
+		BitonicKeyWidthForType(elemtype) == BITONIC_KEY_64 && BitonicSortsKeysAlone(n);
+}
+
+/*
  * Room a sort of n values needs past the start of the result's values: for a
- * type whose keys are its values, the pairs themselves, 16-byte aligned.
+ * type whose keys are its values, the pairs themselves, 16-byte aligned;
+ * none for keys alone, which take the values' own places.
  */
 static size_t
 result_room(Oid elemtype, size_t n)
 {
+	if (keys_alone(elemtype, n))
+		return 0;
 	return BitonicKeyIsBijective(elemtype) ? pairs_bytes(elemtype, n) + 16 : 0;
+}
+
+/*
+ * Sorted copy of n values sorted as their keys alone (keys_alone): each key
+ * is its value XOR a constant, written into dst, sorted there and turned
+ * back in place: the result's memory only, two streaming passes and vqsort
+ * on plain 64-bit keys (half the bytes of pairs).
+ */
+static void
+sort_keys_alone(ArrayType *array, size_t n, bool descending, char *dst)
+{
+	Oid			elemtype = ARR_ELEMTYPE(array);
+	PairsJob	job = {elemtype, ARR_DATA_PTR(array), dst, sizeof(uint64), descending,
+					   NULL, NULL, BitonicKeyXor64(elemtype, descending)};
+
+	run_pass(n, bitonic_sort_cpu_threads, xor_values, &job);
+	BitonicSortKeys64((uint64 *) dst, n);
+	job.src = dst;
+	run_pass(n, bitonic_sort_cpu_threads, xor_values, &job);
 }
 
 /*
@@ -220,10 +267,18 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 	bool		narrow = BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32;
 	bool		bijective = BitonicKeyIsBijective(elemtype);
 	BitonicRegion *region = NULL;
-	void	   *pairs = bijective ? (void *) TYPEALIGN(16, dst) :
+	void	   *pairs;
+	PairsJob	job;
+
+	if (keys_alone(elemtype, nvalues))
+	{
+		sort_keys_alone(array, nvalues, descending, dst);
+		return;
+	}
+	pairs = bijective ? (void *) TYPEALIGN(16, dst) :
 		BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues), &region);
-	PairsJob	job = {elemtype, ARR_DATA_PTR(array), dst, get_typlen(elemtype), descending,
-					   narrow ? pairs : NULL, narrow ? NULL : pairs};
+	job = (PairsJob) {elemtype, ARR_DATA_PTR(array), dst, get_typlen(elemtype), descending,
+					  narrow ? pairs : NULL, narrow ? NULL : pairs, 0};
 
 	/* the pairs are fresh memory: every core builds (and faults in) a share */
 	run_pass(nvalues, bitonic_sort_cpu_threads, build_pairs, &job);

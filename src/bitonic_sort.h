@@ -34,6 +34,8 @@ extern void BitonicGucInit(void);
 /* sort_run.c */
 extern void BitonicSortPairs32(bs_pair32 *pairs, size_t n);
 extern void BitonicSortPairs64(bs_pair64 *pairs, size_t n);
+extern bool BitonicSortsKeysAlone(size_t n);
+extern void BitonicSortKeys64(uint64 *keys, size_t n);
 extern bool BitonicGpuUsable(const char **reason);
 extern void BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm);
 extern void BitonicSortDescribe(double n, const char **backend, const char **algorithm);
@@ -81,6 +83,7 @@ extern void BitonicKeysFromArray64(Oid typid, const char *values, size_t first,
 extern void BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n,
 								  uint64 *keys);
 extern bool BitonicKeyIsBijective(Oid typid);
+extern uint64 BitonicKeyXor64(Oid typid, bool descending);
 extern void BitonicValuesFromPairs32(Oid typid, const bs_pair32 *pairs, size_t n,
 									 bool descending, char *dst);
 extern void BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n,

@@ -174,6 +174,18 @@ BitonicKeyIsBijective(Oid typid)
 		typid != FLOAT4OID && typid != FLOAT8OID;
 }
 
+/*
+ * For a bijective type of 64-bit key (int64 underneath), the constant whose
+ * XOR turns a value into its key, and the key back into the value.
+ */
+uint64
+BitonicKeyXor64(Oid typid, bool descending)
+{
+	if (!BitonicKeyIsBijective(typid) || BitonicKeyWidthForType(typid) != BITONIC_KEY_64)
+		elog(ERROR, "type %u has no bijective 64-bit key", typid);
+	return UINT64_C(0x8000000000000000) ^ (descending ? UINT64_MAX : 0);
+}
+
 /* Loop over n pairs, storing the value of each pair's key as ctype. */
 #define VALUES_FROM_KEYS(ctype, keyof, valueexpr) \
 	do { \

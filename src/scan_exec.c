@@ -352,6 +352,8 @@ BitonicScanForgetRows(BitonicScanState *state)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
 	ExecClearTuple(state->slot);
+	if (state->output != NULL)
+		ExecClearTuple(state->output);
 	BitonicStoreFinish(&state->store);
 	BitonicMultiSortReset(&state->ms, true);
 	MemoryContextReset(state->cxt);

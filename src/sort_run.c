@@ -246,6 +246,31 @@ run_sort(bool wide, void *pairs, size_t n)
 	report_status(status, &opt);
 }
 
+/*
+ * Whether a sort of n pairs would run vqsort on the CPU, which sorts 64-bit
+ * keys alone as well (BitonicSortKeys64).
+ */
+bool
+BitonicSortsKeysAlone(size_t n)
+{
+	bs_backend	backend;
+	bs_algorithm algorithm;
+
+	BitonicSortChoice((double) n, &backend, &algorithm);
+	return backend == BS_BACKEND_CPU && algorithm == BS_ALGO_VQSORT;
+}
+
+/* Sort 64-bit keys alone, ascending, where BitonicSortsKeysAlone(n). */
+void
+BitonicSortKeys64(uint64 *keys, size_t n)
+{
+	bs_options	opt;
+
+	Assert(BitonicSortsKeysAlone(n));
+	prepare_options(&opt, n);
+	report_status(bs_cpu_vqsort_keys64((uint64_t *) keys, n, &opt), &opt);
+}
+
 /* Sort packed 32-bit-key pairs with the configured device. */
 void
 BitonicSortPairs32(bs_pair32 *pairs, size_t n)

@@ -109,6 +109,11 @@ extern bs_status bs_cpu_adaptive_pairs64(bs_pair64 *pairs, size_t n, const bs_op
 
 /* Highway's vqsort on the CPU (BS_ERR_UNSUPPORTED in builds without it). */
 extern bs_status bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt);
+/*
+ * Plain 64-bit keys, no pointers, ascending (values that equal keys cannot
+ * tell apart need none); vqsort only: BS_ERR_UNSUPPORTED without Highway.
+ */
+extern bs_status bs_cpu_vqsort_keys64(uint64_t *keys, size_t n, const bs_options *opt);
 extern bs_status bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt);
 
 /* Whether this build has Highway's vqsort. */

@@ -72,6 +72,13 @@ bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 {
 	return BS_ERR_UNSUPPORTED;
 }
+
+/* Without Highway there is no vqsort: say so. */
+bs_status
+bs_cpu_vqsort_keys64(uint64_t *keys, size_t n, const bs_options *opt)
+{
+	return BS_ERR_UNSUPPORTED;
+}
 #endif
 
 /*

@@ -283,13 +283,20 @@ vq_sort(T *data, size_t n, const bs_options *opt)
 	return job.failed ? BS_ERR_NOMEM : BS_OK;
 }
 
-/* vqsort of packed 32-bit-key pairs. */
+/* vqsort of plain 64-bit keys. */
 extern "C" bs_status
-bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
+bs_cpu_vqsort_keys64(uint64_t *keys, size_t n, const bs_options *opt)
 {
 	if (n > BS_MAX_PAIRS)
 		return BS_ERR_TOO_MANY;
-	return vq_sort<uint64_t>(pairs, n, opt);
+	return vq_sort<uint64_t>(keys, n, opt);
+}
+
+/* vqsort of packed 32-bit-key pairs: each one 64-bit integer in (key, ptr) order. */
+extern "C" bs_status
+bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
+{
+	return bs_cpu_vqsort_keys64(pairs, n, opt);
 }
 
 /* vqsort of 64-bit-key pairs, as 128-bit integers. */

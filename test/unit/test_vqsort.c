@@ -7,6 +7,8 @@
  * pick it.  Large inputs are split in place around sampled pivots before
  * vqsort sorts the parts: every distribution goes through splits on several
  * threads, and an array of identical pairs (no pivot splits it) still sorts.
+ * Plain 64-bit keys (no pointers) sort the same way, top of the range
+ * included.
  */
 #include "sort_check.h"
 #include "unit.h"
@@ -26,6 +28,43 @@ check_misaligned(size_t n)
 	qsort(r, n, sizeof(bs_pair64), ref_cmp64);
 	ok = bs_sort_pairs64(a, n, &opt) == BS_OK && memcmp(a, r, n * sizeof(bs_pair64)) == 0;
 	free(raw);
+	free(r);
+	return ok;
+}
+
+/* qsort order of plain 64-bit keys. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * n plain 64-bit keys (bs_cpu_vqsort_keys64) on `threads` threads against
+ * qsort: random keys, every eighth one from the top 2^32 of the range
+ * (where a packed pair's sentinels would live) or 0, so there are ties.
+ */
+static int
+check_keys64(size_t n, int threads, uint64_t seed)
+{
+	bs_options	opt = {BS_BACKEND_CPU, BS_ALGO_VQSORT, threads, NULL, NULL};
+	uint64_t   *a = malloc((n + 1) * sizeof(uint64_t));
+	uint64_t   *r = malloc((n + 1) * sizeof(uint64_t));
+	int			ok;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	k = gen_next(&seed);
+
+		a[i] = i % 8 == 0 ? (k & 1 ? UINT64_MAX - (k >> 33) : 0) : k;
+	}
+	memcpy(r, a, n * sizeof(uint64_t));
+	qsort(r, n, sizeof(uint64_t), cmp_u64);
+	ok = bs_cpu_vqsort_keys64(a, n, &opt) == BS_OK && memcmp(a, r, n * sizeof(uint64_t)) == 0;
+	free(a);
 	free(r);
 	return ok;
 }
@@ -66,6 +105,8 @@ main(void)
 
 		unit_report(bs_sort_pairs32(p, 2, &opt) == BS_ERR_UNSUPPORTED,
 					"vqsort refused in a build without Highway");
+		unit_report(bs_cpu_vqsort_keys64(p, 2, &opt) == BS_ERR_UNSUPPORTED,
+					"vqsort of plain keys refused in a build without Highway");
 		unit_report(bs_choose_algorithm(BS_BACKEND_CPU, 1000) != BS_ALGO_VQSORT,
 					"auto does not pick vqsort without Highway");
 		return unit_exit_status();
@@ -115,5 +156,9 @@ main(void)
 	unit_report(check_identical((1u << 23) + 9, 1), "vqsort n=2^23+9 identical pairs, 1 thread");
 	unit_report(check_identical(300000, 2), "vqsort n=300000 identical pairs, 2 threads");
 	unit_report(check_misaligned(100003), "vqsort 64-bit-key pairs, misaligned array");
+	unit_report(check_keys64(0, 1, 3) && check_keys64(1, 1, 4) && check_keys64(1000, 1, 5),
+				"vqsort plain 64-bit keys n=0, 1, 1000");
+	unit_report(check_keys64(700001, 2, 6), "vqsort plain 64-bit keys n=700001 split for 2 threads");
+	unit_report(check_keys64((1u << 23) + 17, 2, 7), "vqsort plain 64-bit keys n=2^23+17 on 2 threads");
 	return unit_exit_status();
 }
