@@ -84,7 +84,9 @@ test/unit/bin/first_touch_bench: test/bench/first_touch_bench.c test/unit/mono_c
 bench-first-touch: test/unit/bin/first_touch_bench
 	@grep -H . /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null || \
 		echo "no free page reporting in this kernel"
-	test/unit/bin/first_touch_bench 1024 3 5
+	@# as root, with a 1.2 GB pool of 2 MB huge pages, given back on exit
+	bash -c 'source test/scripts/common.sh && reserve_huge_pages 600 && \
+		trap restore_huge_pages EXIT && test/unit/bin/first_touch_bench 1024 3 5'
 
 .PHONY: bench-prefetch
 bench-prefetch: test/unit/bin/prefetch_bench
