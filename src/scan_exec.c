@@ -318,7 +318,6 @@ bitonic_access(ScanState *ss)
 {
 	BitonicScanState *state = (BitonicScanState *) ss;
 	bool		forward = ScanDirectionIsForward(ss->ps.state->es_direction);
-
 	TupleTableSlot *row;
 
 	if (state->phase == BITONIC_PHASE_EMPTY)
