@@ -241,30 +241,33 @@ only_columns(List *exprs)
 }
 
 /*
- * The path whose rows the node stores.  Where input is a projection that
+ * The path whose rows the node stores, with its sort columns found; NULL
+ * when the node cannot sort these keys.  Where input is a projection that
  * only repeats or rearranges its own input's columns (a scan adding the sort
  * key `c COLLATE "C"` as a second copy of c, say), is no narrower, and every
  * sort key is among those columns, the node stores the columns once and its
  * output slot maps them (scan_slot.c); otherwise it stores input's rows.
  */
 static Path *
-stored_input(PlannerInfo *root, Path *input)
+stored_input(PlannerInfo *root, Path *input, List **attnos, List **sortops,
+			 List **collations, List **nulls_first)
 {
-	Path	   *below;
-	List	   *attnos = NIL,
-			   *sortops = NIL,
-			   *collations = NIL,
-			   *nulls_first = NIL;
+	if (IsA(input, ProjectionPath))
+	{
+		Path	   *below = ((ProjectionPath *) input)->subpath;
 
-	if (!IsA(input, ProjectionPath))
-		return input;
-	below = ((ProjectionPath *) input)->subpath;
-	if (below->pathtarget->width > input->pathtarget->width ||
-		!only_columns(input->pathtarget->exprs) ||
-		!match_sort_columns(root->sort_pathkeys, below->pathtarget->exprs,
-							&attnos, &sortops, &collations, &nulls_first))
-		return input;
-	return below;
+		if (below->pathtarget->width <= input->pathtarget->width &&
+			only_columns(input->pathtarget->exprs) &&
+			match_sort_columns(root->sort_pathkeys, below->pathtarget->exprs,
+							   attnos, sortops, collations, nulls_first))
+			return below;
+		/* a partial match is forgotten: input's own columns are matched afresh */
+		*attnos = *sortops = *collations = *nulls_first = NIL;
+	}
+	if (!match_sort_columns(root->sort_pathkeys, input->pathtarget->exprs,
+							attnos, sortops, collations, nulls_first))
+		return NULL;
+	return input;
 }
 
 /* Build the CustomPath over input, or NULL when it cannot sort these keys. */
@@ -276,13 +279,13 @@ make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
 			   *collations = NIL,
 			   *nulls_first = NIL;
 	CustomPath *cpath;
-	Path	   *stored = stored_input(root, input);
+	Path	   *stored = stored_input(root, input, &attnos, &sortops, &collations,
+									  &nulls_first);
 	Expr	   *first_expr;
 	BitonicKeyKind kind;
 	bool		libc_text;
 
-	if (!match_sort_columns(root->sort_pathkeys, stored->pathtarget->exprs,
-							&attnos, &sortops, &collations, &nulls_first))
+	if (stored == NULL)
 		return NULL;
 
 	cpath = makeNode(CustomPath);
