@@ -85,8 +85,8 @@ make_result(ArrayType *input, size_t nitems, size_t nnulls, bool nulls_first,
 {
 	size_t		overhead = nnulls ? ARR_OVERHEAD_WITHNULLS(1, nitems) : ARR_OVERHEAD_NONULLS(1);
 	size_t		size = overhead + (nitems - nnulls) * typlen;
-	ArrayType  *result = (ArrayType *) BitonicAllocLarge(CurrentMemoryContext,
-														 Max(size, overhead + room));
+	ArrayType  *result = (ArrayType *) MemoryContextAllocHuge(CurrentMemoryContext,
+															   Max(size, overhead + room));
 
 	/* the values are all written by the sort: only the header and bitmap need zeroes */
 	memset(result, 0, overhead);

@@ -55,7 +55,6 @@ typedef struct BitonicRegion
 } BitonicRegion;
 
 extern void BitonicAdviseHugePages(void *ptr, size_t size);
-extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
 extern void *BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align,
 								BitonicRegion **region);
 extern void BitonicRegionFree(BitonicRegion *region);

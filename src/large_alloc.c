@@ -1,8 +1,15 @@
 /*
  * large_alloc.c — the large buffers of a sort (tuple blocks, key/pointer
- * pairs): memory of a context, advised as transparent huge pages, or, under
- * bitonic_sort.huge_pages, 2 MB pages from the kernel's huge page pool
- * (vm.nr_hugepages) while it has room.
+ * pairs): memory of a context, or, under bitonic_sort.huge_pages, 2 MB pages
+ * from the kernel's huge page pool (vm.nr_hugepages) while it has room.
+ *
+ * Transparent huge pages are asked for only where rows are read in random
+ * order (the tuple blocks, BitonicAdviseHugePages): a 2 MB page needs a free
+ * 2 MB block of the kernel's, and on a VM whose balloon hands free 2 MB
+ * blocks back to the host such a block costs 512 host faults, while 4 kB
+ * pages are taken from what the last query freed, still backed (about
+ * 0.4 s per GB against 1.8-2.7 s, make bench-first-touch).  Buffers read
+ * and written in order gain nothing from 2 MB pages.
  *
  * Pool pages go back to the pool when freed, not to the kernel's free
  * lists, so they stay backed: on a VM whose balloon hands freed memory back
@@ -28,8 +35,7 @@ static size_t pool_peak;
 
 /*
  * Ask for transparent huge pages over the 2 MB-aligned interior of a large
- * allocation: a 4 kB page fault each costs more than the zeroing it does,
- * and sorts touch hundreds of MB of fresh memory.
+ * allocation read in random order: one TLB entry then covers 2 MB.
  */
 void
 BitonicAdviseHugePages(void *ptr, size_t size)
@@ -41,16 +47,6 @@ BitonicAdviseHugePages(void *ptr, size_t size)
 	if (end > start)
 		(void) madvise(start, end - start, MADV_HUGEPAGE);	/* advice only */
 #endif
-}
-
-/* A huge allocation in cxt, advised as huge pages. */
-void *
-BitonicAllocLarge(MemoryContext cxt, size_t size)
-{
-	void	   *ptr = MemoryContextAllocHuge(cxt, size);
-
-	BitonicAdviseHugePages(ptr, size);
-	return ptr;
 }
 
 /* Give a region's pool pages back (once). */
@@ -93,8 +89,7 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
 /*
  * size bytes aligned to align (a power of two up to 2 MB) that live as long
  * as cxt or until BitonicRegionFree(*region): pool pages where
- * bitonic_sort.huge_pages allows and the pool has room, else memory of cxt
- * advised as transparent huge pages.
+ * bitonic_sort.huge_pages allows and the pool has room, else memory of cxt.
  */
 void *
 BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicRegion **region)
@@ -109,7 +104,6 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 	/* the unaligned head and tail are never touched, so never resident */
 	r->raw = MemoryContextAllocHuge(cxt, size + align);
 	ptr = (char *) TYPEALIGN(align, r->raw);
-	BitonicAdviseHugePages(ptr, size);
 	return ptr;
 }
 
@@ -137,7 +131,7 @@ BitonicRegionBytes(const BitonicRegion *region)
 /*
  * A huge allocation in cxt for pairs: 16-byte aligned (vqsort loads a
  * 64-bit-key pair with aligned 128-bit loads; a misaligned array costs it a
- * full copy), from the pool or advised as huge pages.
+ * full copy), from the pool or of ordinary pages.
  */
 void *
 BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicRegion **region)

@@ -173,10 +173,8 @@ static void *
 grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsize)
 {
 	*cap = grown_capacity(*cap, need);
-	array = array == NULL ? MemoryContextAllocHuge(cxt, *cap * elsize) :
+	return array == NULL ? MemoryContextAllocHuge(cxt, *cap * elsize) :
 		repalloc_huge(array, *cap * elsize);
-	BitonicAdviseHugePages(array, *cap * elsize);
-	return array;
 }
 
 /* Bytes of one pair of this sort. */
@@ -549,7 +547,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicCoreResetPeak();
 	order = in_pairs ? (uint32 *) pairs_memory(ms) :
-		BitonicAllocLarge(ms->cxt, Max(nitems, 1) * sizeof(uint32));
+		MemoryContextAllocHuge(ms->cxt, Max(nitems, 1) * sizeof(uint32));
 	sort_pairs(ms);
 	if (!ties)
 		pairs_to_order(ms, order, &tc, false);

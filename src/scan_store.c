@@ -104,10 +104,15 @@ BitonicStoreFinish(BitonicTupleStore *store)
 static char *
 alloc_block(MemoryContext cxt, size_t size, BitonicRegion **region)
 {
+	char	   *block;
+
 	*region = NULL;
 	if (size < HUGE_PAGE_BYTES)
 		return MemoryContextAllocHuge(cxt, size);
-	return BitonicRegionAlloc(cxt, size, HUGE_PAGE_BYTES, region);
+	block = BitonicRegionAlloc(cxt, size, HUGE_PAGE_BYTES, region);
+	if ((*region)->pool == NULL)
+		BitonicAdviseHugePages(block, size);	/* emit reads rows in random order */
+	return block;
 }
 
 /* Grow an array of elsize-byte elements to at least need (doubling). */
