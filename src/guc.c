@@ -14,7 +14,7 @@ int			bitonic_sort_gpu_memory_limit = 1024;
 char	   *bitonic_sort_emu_fail = NULL;
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_min_rows = 10000;
-bool		bitonic_sort_huge_pages = false;
+bool		bitonic_sort_huge_pages = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", BITONIC_DEVICE_AUTO, false},
@@ -117,7 +117,7 @@ BitonicGucInit(void)
 							 "Tuple blocks and key/pointer pairs of 2 MB and more are mapped from the pool of "
 							 "2 MB pages that vm.nr_hugepages reserves; without free pages there, ordinary memory is used.",
 							 &bitonic_sort_huge_pages,
-							 false,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -117,7 +117,7 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	ExplainPropertyInteger("Peak Memory", "kB", (int64) ((state->peak_bytes + 1023) / 1024), es);
 	/* of which from the huge page pool (the backend's most while the node sorted) */
-	if (bitonic_sort_huge_pages)
+	if (state->pool_peak_bytes > 0)
 		ExplainPropertyInteger("Huge Page Memory", "kB", (int64) (state->pool_peak_bytes / 1024), es);
 	show_spill(state, es);
 	if (!es->timing)

@@ -39,9 +39,10 @@ CREATE OR REPLACE FUNCTION pg_temp.pool_pages() RETURNS int LANGUAGE sql AS $$
 -- compare(label, query, reps): the query with the native Sort and with
 -- BitonicSort (forced: Sort disabled), alternating, `reps` times each in the
 -- same run; the best of each and the ratios native / bitonic.  Alternating
--- keeps either side from always inheriting the other's freed memory.  When
--- the huge page pool has free pages, BitonicSort runs a third time in each
--- round with bitonic_sort.huge_pages on.
+-- keeps either side from always inheriting the other's freed memory.
+-- BitonicSort runs with bitonic_sort.huge_pages off (ordinary memory) and,
+-- when the huge page pool has free pages, a third time in each round with it
+-- on (its default: the pool's pages while it has room).
 CREATE OR REPLACE FUNCTION pg_temp.compare(label text, q text, reps int DEFAULT 1) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -64,11 +65,11 @@ BEGIN
     SELECT * INTO n FROM pg_temp.time_sort(q);
     PERFORM set_config('bitonic_sort.enable', 'on', false);
     PERFORM set_config('enable_sort', 'off', false);
+    PERFORM set_config('bitonic_sort.huge_pages', 'off', false);
     SELECT * INTO b FROM pg_temp.time_sort(q);
+    PERFORM set_config('bitonic_sort.huge_pages', 'on', false);
     IF pool THEN
-      PERFORM set_config('bitonic_sort.huge_pages', 'on', false);
       SELECT * INTO h FROM pg_temp.time_sort(q);
-      PERFORM set_config('bitonic_sort.huge_pages', 'off', false);
       pool_node_ms := least(coalesce(pool_node_ms, 'Infinity'), h.node_ms);
       pool_total_ms := least(coalesce(pool_total_ms, 'Infinity'), h.total_ms);
     END IF;

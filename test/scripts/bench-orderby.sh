@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test/scripts/bench-orderby.sh — what `make bench-orderby` runs: ORDER BY on
 # tables of (int8, float8, md5 text, int4) with the native Sort and with the
-# BitonicSort custom scan (and, as root, with bitonic_sort.huge_pages on
-# over a reserved pool), timed in the same run; prints the sort node's self
+# BitonicSort custom scan in ordinary memory (bitonic_sort.huge_pages off)
+# and, as root, over a reserved huge page pool (huge_pages on, its default),
+# timed in the same run; prints the sort node's self
 # time, the whole query's time and the ratios native / bitonic.  Not a test.
 #   BENCH_SIZES="1000000 10000000"  (default: 1000000)
 #   BENCH_REPS=2   alternating runs of each side per query, best kept (default 2)
@@ -10,8 +11,8 @@ set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
 setup_all locales-all
-# 1.2 GB of 2 MB pages (as root): BitonicSort also runs with
-# bitonic_sort.huge_pages on; the pool goes back to its size on exit
+# 1.2 GB of 2 MB pages (as root) for BitonicSort's third run in each round;
+# the pool goes back to its size on exit
 reserve_huge_pages 600
 SIZES=${BENCH_SIZES:-1000000}
 REPS=${BENCH_REPS:-2}
