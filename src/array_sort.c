@@ -85,8 +85,8 @@ make_result(ArrayType *input, size_t nitems, size_t nnulls, bool nulls_first,
 {
 	size_t		overhead = nnulls ? ARR_OVERHEAD_WITHNULLS(1, nitems) : ARR_OVERHEAD_NONULLS(1);
 	size_t		size = overhead + (nitems - nnulls) * typlen;
-	ArrayType  *result = (ArrayType *) MemoryContextAllocHuge(CurrentMemoryContext,
-															   Max(size, overhead + room));
+	ArrayType  *result = (ArrayType *) BitonicAllocLarge(CurrentMemoryContext,
+														 Max(size, overhead + room));
 
 	/* the values are all written by the sort: only the header and bitmap need zeroes */
 	memset(result, 0, overhead);
@@ -276,7 +276,8 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 		return;
 	}
 	pairs = bijective ? (void *) TYPEALIGN(16, dst) :
-		BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues), &region);
+		BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues),
+						  BITONIC_PAGES_HUGE, &region);
 	job = (PairsJob) {elemtype, ARR_DATA_PTR(array), dst, get_typlen(elemtype), descending,
 					  narrow ? pairs : NULL, narrow ? NULL : pairs, 0};
 

@@ -54,12 +54,20 @@ typedef struct BitonicRegion
 	size_t		pool_bytes;
 } BitonicRegion;
 
-extern void BitonicAdviseHugePages(void *ptr, size_t size);
+/* The pages a large buffer outside the huge page pool asks for. */
+typedef enum BitonicPages
+{
+	BITONIC_PAGES_SMALL,		/* 4 kB: read in order, or allocated late */
+	BITONIC_PAGES_HUGE			/* transparent huge pages (large_alloc.c says when) */
+} BitonicPages;
+
+extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
 extern void *BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align,
-								BitonicRegion **region);
+								BitonicPages pages, BitonicRegion **region);
 extern void BitonicRegionFree(BitonicRegion *region);
 extern size_t BitonicRegionBytes(const BitonicRegion *region);
-extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicRegion **region);
+extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages pages,
+							   BitonicRegion **region);
 extern void BitonicPoolResetPeak(void);
 extern size_t BitonicPoolPeak(void);
 

@@ -3,13 +3,17 @@
  * pairs): memory of a context, or, under bitonic_sort.huge_pages, 2 MB pages
  * from the kernel's huge page pool (vm.nr_hugepages) while it has room.
  *
- * Transparent huge pages are asked for only where rows are read in random
- * order (the tuple blocks, BitonicAdviseHugePages): a 2 MB page needs a free
- * 2 MB block of the kernel's, and on a VM whose balloon hands free 2 MB
- * blocks back to the host such a block costs 512 host faults, while 4 kB
- * pages are taken from what the last query freed, still backed (about
- * 0.4 s per GB against 1.8-2.7 s, make bench-first-touch).  Buffers read
- * and written in order gain nothing from 2 MB pages.
+ * Outside the pool, a buffer asks for transparent huge pages or not
+ * (BitonicPages).  A 2 MB page is one TLB entry and one fault, but it needs
+ * a free 2 MB block of the kernel's, and on a VM whose balloon hands free
+ * 2 MB blocks back to the host only the blocks freed in the last seconds
+ * are still backed: a reported one costs 512 host faults (2.3-2.4 s per GB
+ * against 0.06 s, make bench-first-touch), while 4 kB pages are taken from
+ * smaller free pieces, which stay backed (0.44 s per GB).  So huge pages go
+ * where they pay: rows that emit reads in random order, and gpu_sort's
+ * buffers (a few hundred MB, which the backed blocks usually cover); the
+ * pairs, key columns and order of an ORDER BY, read in order and allocated
+ * after its rows have taken the backed blocks, take 4 kB pages.
  *
  * Pool pages go back to the pool when freed, not to the kernel's free
  * lists, so they stay backed: on a VM whose balloon hands freed memory back
@@ -33,12 +37,9 @@
 static size_t pool_bytes;
 static size_t pool_peak;
 
-/*
- * Ask for transparent huge pages over the 2 MB-aligned interior of a large
- * allocation read in random order: one TLB entry then covers 2 MB.
- */
-void
-BitonicAdviseHugePages(void *ptr, size_t size)
+/* Ask for transparent huge pages over the 2 MB-aligned interior of a large allocation. */
+static void
+advise_huge_pages(void *ptr, size_t size)
 {
 #ifdef MADV_HUGEPAGE
 	char	   *start = (char *) TYPEALIGN(HUGE_PAGE_BYTES, ptr);
@@ -47,6 +48,16 @@ BitonicAdviseHugePages(void *ptr, size_t size)
 	if (end > start)
 		(void) madvise(start, end - start, MADV_HUGEPAGE);	/* advice only */
 #endif
+}
+
+/* A huge allocation in cxt, advised as transparent huge pages. */
+void *
+BitonicAllocLarge(MemoryContext cxt, size_t size)
+{
+	void	   *ptr = MemoryContextAllocHuge(cxt, size);
+
+	advise_huge_pages(ptr, size);
+	return ptr;
 }
 
 /* Give a region's pool pages back (once). */
@@ -89,10 +100,12 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
 /*
  * size bytes aligned to align (a power of two up to 2 MB) that live as long
  * as cxt or until BitonicRegionFree(*region): pool pages where
- * bitonic_sort.huge_pages allows and the pool has room, else memory of cxt.
+ * bitonic_sort.huge_pages allows and the pool has room, else memory of cxt
+ * of the given kind of pages.
  */
 void *
-BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicRegion **region)
+BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pages,
+				   BitonicRegion **region)
 {
 	BitonicRegion *r = MemoryContextAllocZero(cxt, sizeof(BitonicRegion));
 	char	   *ptr;
@@ -104,6 +117,8 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 	/* the unaligned head and tail are never touched, so never resident */
 	r->raw = MemoryContextAllocHuge(cxt, size + align);
 	ptr = (char *) TYPEALIGN(align, r->raw);
+	if (pages == BITONIC_PAGES_HUGE)
+		advise_huge_pages(ptr, size);
 	return ptr;
 }
 
@@ -131,12 +146,12 @@ BitonicRegionBytes(const BitonicRegion *region)
 /*
  * A huge allocation in cxt for pairs: 16-byte aligned (vqsort loads a
  * 64-bit-key pair with aligned 128-bit loads; a misaligned array costs it a
- * full copy), from the pool or of ordinary pages.
+ * full copy), from the pool or of the given kind of pages.
  */
 void *
-BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicRegion **region)
+BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages pages, BitonicRegion **region)
 {
-	return BitonicRegionAlloc(cxt, size, 16, region);
+	return BitonicRegionAlloc(cxt, size, 16, pages, region);
 }
 
 /* Start counting the most pool memory afresh, from what is mapped now. */

@@ -201,7 +201,7 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 	if (total <= ms->pairs_cap)
 		return;
 	ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
-	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), &region);
+	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), BITONIC_PAGES_SMALL, &region);
 	if (ms->npairs > 0)
 		memcpy(pairs, pairs_memory(ms), ms->npairs * pair_size(ms));
 	if (ms->pairs_region)

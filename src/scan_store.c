@@ -104,15 +104,11 @@ BitonicStoreFinish(BitonicTupleStore *store)
 static char *
 alloc_block(MemoryContext cxt, size_t size, BitonicRegion **region)
 {
-	char	   *block;
-
 	*region = NULL;
 	if (size < HUGE_PAGE_BYTES)
 		return MemoryContextAllocHuge(cxt, size);
-	block = BitonicRegionAlloc(cxt, size, HUGE_PAGE_BYTES, region);
-	if ((*region)->pool == NULL)
-		BitonicAdviseHugePages(block, size);	/* emit reads rows in random order */
-	return block;
+	/* emit reads the rows in random order */
+	return BitonicRegionAlloc(cxt, size, HUGE_PAGE_BYTES, BITONIC_PAGES_HUGE, region);
 }
 
 /* Grow an array of elsize-byte elements to at least need (doubling). */
