@@ -27,7 +27,7 @@ plots=0
 	echo "set style data histograms"
 	echo "set style histogram clustered gap 1"
 	echo "set style fill solid 0.8 border -1"
-	echo "set key top left"
+	echo "set key above"
 	echo "set grid ytics"
 	echo "set xtics rotate by -35 left"
 	echo "set ylabel 'native time / our time (higher is better)'"
