@@ -57,7 +57,7 @@ typedef struct BitonicRegion
 /* The pages a large buffer outside the huge page pool asks for. */
 typedef enum BitonicPages
 {
-	BITONIC_PAGES_SMALL,		/* 4 kB: read in order, or allocated late */
+	BITONIC_PAGES_SMALL,		/* no advice (4 kB under THP "madvise"): read in order */
 	BITONIC_PAGES_HUGE			/* transparent huge pages (large_alloc.c says when) */
 } BitonicPages;
 

@@ -7,13 +7,19 @@
  * (BitonicPages).  A 2 MB page is one TLB entry and one fault, but it needs
  * a free 2 MB block of the kernel's, and on a VM whose balloon hands free
  * 2 MB blocks back to the host only the blocks freed in the last seconds
- * are still backed: a reported one costs 512 host faults (2.3-2.4 s per GB
- * against 0.06 s, make bench-first-touch), while 4 kB pages are taken from
- * smaller free pieces, which stay backed (0.44 s per GB).  So huge pages go
- * where they pay: rows that emit reads in random order, and gpu_sort's
- * buffers (a few hundred MB, which the backed blocks usually cover); the
- * pairs, key columns and order of an ORDER BY, read in order and allocated
- * after its rows have taken the backed blocks, take 4 kB pages.
+ * are still backed: a reported one costs 512 host faults (2.3-3.6 s per GB
+ * against 0.08 s, make bench-first-touch), while 4 kB pages are taken from
+ * smaller free pieces, which stay backed (0.44-0.61 s per GB).  So huge
+ * pages are asked for where they pay: rows that emit reads in random order,
+ * and gpu_sort's buffers (a few hundred MB, which the backed blocks usually
+ * cover).  The pairs, key columns and order of an ORDER BY, read in order
+ * and allocated after its rows have taken the backed blocks, ask for none
+ * (4 kB pages where transparent huge pages are "madvise", the kernel's
+ * choice where they are "always").
+ *
+ * A pool mapping is populated as soon as it is made, so that a page the
+ * kernel refuses (a container's hugetlb limit) sends the buffer to ordinary
+ * memory instead of raising SIGBUS where the sort first writes it.
  *
  * Pool pages go back to the pool when freed, not to the kernel's free
  * lists, so they stay backed: on a VM whose balloon hands freed memory back
@@ -78,6 +84,23 @@ unmap_on_reset(void *arg)
 	unmap_pool_pages((BitonicRegion *) arg);
 }
 
+/*
+ * Fault every page of a fresh pool mapping in now.  The mmap reserved the
+ * pages, but a hugetlb cgroup limit (a container's), a cpuset or a memory
+ * policy can still refuse one at its first touch, and a refused touch is a
+ * SIGBUS; populating turns that into an error return.  False when a page
+ * was refused, or when the kernel cannot populate (before Linux 5.14).
+ */
+static bool
+populate_pool_pages(void *pages, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	return madvise(pages, bytes, MADV_POPULATE_WRITE) == 0;
+#else
+	return false;
+#endif
+}
+
 /* Pool pages for size bytes, registered with cxt; false when the pool has no room. */
 static bool
 map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
@@ -87,6 +110,11 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
 
 	if (pages == MAP_FAILED)
 		return false;			/* ENOMEM: no free pool pages; EINVAL: no 2 MB pool */
+	if (!populate_pool_pages(pages, bytes))
+	{
+		(void) munmap(pages, bytes);
+		return false;
+	}
 	region->pool = pages;
 	region->pool_bytes = bytes;
 	region->unmap.func = unmap_on_reset;

@@ -107,6 +107,7 @@ synchronous_commit = off
 full_page_writes = off
 shared_buffers = 512MB
 max_parallel_workers_per_gather = 0
+huge_pages = off
 ${CLUSTER_EXTRA_CONF:-}
 CONF
 	# The server must not inherit our descriptors (a caller's lock, say).
