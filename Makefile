@@ -16,6 +16,7 @@ DATA = sql/bitonic_sort--1.0.sql
 
 CORE_OBJS = \
 	src/core/cpu_features.o \
+	src/core/key_ranges.o \
 	src/core/merge_sort.o \
 	src/core/parallel.o \
 	src/core/prefault.o \
@@ -39,6 +40,7 @@ OBJS = \
 	src/scan_spill.o \
 	src/scan_explain.o \
 	src/scan_slot.o \
+	src/scan_place.o \
 	$(CORE_OBJS)
 
 REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential

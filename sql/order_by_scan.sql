@@ -122,17 +122,17 @@ SELECT bs_compare('SELECT t, i2 FROM obs ORDER BY t USING ~<~, i2 USING >, id');
 
 -- ties come out in input order: the node's ORDER BY keys against the
 -- native Sort's ORDER BY keys, ctid (the order a seq scan reads)
-CREATE FUNCTION bs_ties(keys text) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION bs_ties(keys text, tbl text DEFAULT 'obs') RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   a int[];
   b int[];
 BEGIN
   PERFORM set_config('bitonic_sort.enable', 'on', true);
   PERFORM set_config('enable_sort', 'off', true);
-  EXECUTE format('SELECT array_agg(id) FROM (SELECT id FROM obs ORDER BY %s) x', keys) INTO a;
+  EXECUTE format('SELECT array_agg(id) FROM (SELECT id FROM %I ORDER BY %s) x', tbl, keys) INTO a;
   PERFORM set_config('bitonic_sort.enable', 'off', true);
   PERFORM set_config('enable_sort', 'on', true);
-  EXECUTE format('SELECT array_agg(id) FROM (SELECT id FROM obs ORDER BY %s, ctid) x', keys) INTO b;
+  EXECUTE format('SELECT array_agg(id) FROM (SELECT id FROM %I ORDER BY %s, ctid) x', tbl, keys) INTO b;
   RETURN CASE WHEN a = b THEN 'input order' ELSE 'differs' END;
 END $$;
 SELECT bs_ties('i2') AS exact_key,
@@ -359,6 +359,55 @@ SELECT count(*) AS after_cancel FROM (SELECT * FROM wide ORDER BY k) s;
 RESET enable_sort;
 SET work_mem = '24MB';
 SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k DESC, id') AS spill_after_large_blocks;
+RESET work_mem;
+
+-- rows placed by key range of the first column (16 MB of rows or more
+-- expected, an exact key or "C" text): EXPLAIN ANALYZE gives the number of
+-- ranges; the rows come out as the native Sort's, ties in input order, with
+-- NULLs in a stream of their own, both directions, NaN, -0 and infinities,
+-- a key most of whose rows lie beyond the sampled first rows, a key of one
+-- value, a spill from placed rows, a backward cursor and a rescan
+CREATE TABLE placed AS
+  SELECT i AS id,
+         CASE WHEN i % 53 = 0 THEN NULL ELSE (hashint4(i) % 5000)::int8 END AS k8,
+         CASE WHEN i % 41 = 0 THEN 'NaN'::float8 WHEN i % 43 = 0 THEN '-0'::float8
+              WHEN i % 47 = 0 THEN 0::float8 WHEN i % 59 = 0 THEN '-Infinity'::float8
+              WHEN i % 67 = 0 THEN 'Infinity'::float8 ELSE hashint4(i + 7) / 1e6 END AS f8,
+         CASE WHEN i % 61 = 0 THEN NULL ELSE substr(md5((i % 20000)::text), 1, 6 + i % 9) END AS t,
+         CASE WHEN i <= 3000 THEN i ELSE 1000000 - i % 70000 END AS late,
+         7 AS one,
+         repeat('x', 40) AS pad
+  FROM generate_series(1, 250000) i;
+ANALYZE placed;
+CREATE FUNCTION bs_key_ranges(q text) RETURNS SETOF text LANGUAGE sql AS $$
+  SELECT btrim(line) FROM bs_explain(q, 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF') line
+  WHERE line ~ 'Key Ranges|BitonicSort'
+$$;
+SET work_mem = '256MB';
+SET enable_sort = off;
+SELECT * FROM bs_key_ranges('SELECT * FROM placed ORDER BY k8');
+SELECT * FROM bs_key_ranges('SELECT * FROM placed ORDER BY t COLLATE "C" DESC');
+-- no key range for a key that is not cheap for one row (libc text)
+SELECT * FROM bs_key_ranges('SELECT * FROM placed ORDER BY t');
+RESET enable_sort;
+SELECT bs_ties('k8', 'placed') AS int8_key,
+       bs_ties('k8 DESC NULLS LAST', 'placed') AS int8_desc,
+       bs_ties('f8', 'placed') AS float8_key,
+       bs_ties('f8 DESC, k8', 'placed') AS float8_desc,
+       bs_ties('t COLLATE "C"', 'placed') AS c_text,
+       bs_ties('late', 'placed') AS beyond_sample,
+       bs_ties('one', 'placed') AS one_value,
+       bs_ties('(k8 % 7)::int4 DESC', 'placed') AS int4_expression;
+SELECT bs_digest_compare('SELECT * FROM placed ORDER BY f8 NULLS FIRST, id') AS float8_nulls_first,
+       bs_digest_compare('SELECT * FROM placed ORDER BY t COLLATE "C" DESC, id') AS c_text_desc;
+SELECT bs_cursor_compare('SELECT id, k8 FROM placed ORDER BY k8 DESC, id') AS placed_cursor;
+SELECT bs_compare($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM placed WHERE id <> g ORDER BY k8 DESC, id) s) FROM generate_series(0, 2) g$q$) AS placed_rescan;
+SET work_mem = '20MB';
+SET enable_sort = off;
+SELECT * FROM bs_explain('SELECT * FROM placed ORDER BY k8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+  WHERE bs_explain ~ 'Key Ranges|Spilled|Sort Method';
+RESET enable_sort;
+SELECT bs_digest_compare('SELECT * FROM placed ORDER BY k8, id') AS placed_then_spilled;
 RESET work_mem;
 
 -- text in a libc collation, which has no abbreviated key in PostgreSQL 15:

@@ -176,6 +176,10 @@ extern void BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
 								Datum value, bool isnull);
 extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);
+extern bool BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms);
+extern uint64 BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value);
+extern size_t BitonicMultiSortFirstKeys(const BitonicMultiSort *ms, uint64 *keys,
+										size_t max);
 extern void *BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes);
 extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 								   void *arg);

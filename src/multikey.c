@@ -449,6 +449,47 @@ pair_ptr(const BitonicMultiSort *ms, size_t i)
 	return ms->kind == BITONIC_KIND_EXACT32 ? bs_ptr32(ms->pairs32[i]) : ms->pairs64[i].ptr;
 }
 
+/*
+ * Whether the pair key of one first-column value is cheap to compute on its
+ * own (an exact key, or "C" text's prefix): then BitonicMultiSortKeyOf may
+ * be called for each row as it arrives.
+ */
+bool
+BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms)
+{
+	return ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64 ||
+		ms->text_prefix;
+}
+
+/*
+ * The pair key a non-NULL first-column value gets (the order of the sort's
+ * first column, DESC included); only where BitonicMultiSortHasCheapKey.
+ */
+uint64
+BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value)
+{
+	uint64		key;
+
+	Assert(BitonicMultiSortHasCheapKey(ms));
+	if (ms->text_prefix)
+		key = BitonicTextPrefixKey(value);
+	else
+		BitonicKeysFromDatums(ms->first_type, &value, 1, &key);
+	key ^= ms->descending ? UINT64_MAX : 0;
+	return ms->kind == BITONIC_KIND_EXACT32 ? (uint32) key : key;
+}
+
+/* Copy the pair keys of the first `max` pairs added (fewer if fewer); returns how many. */
+size_t
+BitonicMultiSortFirstKeys(const BitonicMultiSort *ms, uint64 *keys, size_t max)
+{
+	size_t		n = Min(max, ms->npairs);
+
+	for (size_t i = 0; i < n; i++)
+		keys[i] = pair_key(ms, i);
+	return n;
+}
+
 /* Sort the pairs with the core. */
 static void
 sort_pairs(BitonicMultiSort *ms)

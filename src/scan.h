@@ -54,7 +54,26 @@ typedef struct BitonicStoreBlock
 	uint32		first_slot;		/* the block covers slots first_slot.. */
 } BitonicStoreBlock;
 
-/* The rows of one sort, in input order. */
+/*
+ * A stream of rows (of one key range) in the store: the chunk it fills, in
+ * one block.  A stream's chunks lie at increasing locators, so its rows'
+ * locators grow with input order.
+ */
+typedef struct BitonicStoreStream
+{
+	uint32		block;			/* index of the chunk's block */
+	size_t		next;			/* offset in that block of the next row */
+	size_t		end;			/* offset just past the chunk */
+	size_t		chunk;			/* size of the stream's next chunk */
+} BitonicStoreStream;
+
+/* BitonicStoreAdd's stream for a store without streams: rows one after another. */
+#define BITONIC_STORE_IN_ORDER (-1)
+
+/*
+ * The rows of one sort: in input order, or, once streams are opened, each in
+ * the chunks of its stream.
+ */
 typedef struct BitonicTupleStore
 {
 	MemoryContext cxt;
@@ -65,6 +84,9 @@ typedef struct BitonicTupleStore
 	uint32		nblocks;
 	uint32		blocks_cap;
 	size_t		bytes;			/* bytes of all blocks */
+	BitonicPages pages;			/* pages of blocks of 2 MB and more */
+	BitonicStoreStream *streams;	/* NULL until BitonicStoreOpenStreams */
+	uint32		nstreams;
 	char	   *spare;			/* the next large block, being faulted in */
 	BitonicRegion *spare_region;	/* its allocation */
 	size_t		spare_size;
@@ -114,12 +136,18 @@ typedef struct BitonicScanState
 	int64		pos;			/* index of the last row returned; -1 before the first */
 	int64		mark;
 
+	/* placement of rows by key range (scan_place.c) */
+	uint32		place_ranges;	/* ranges planned for this sort, 0: none */
+	uint32		nranges;		/* ranges cut, once the sample is read; 0 before */
+	struct bs_key_ranges *ranges;	/* the ranges and their look-up table */
+
 	/* spill */
 	Tuplesortstate *tuplesort;
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
 	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
+	uint32		placed_ranges;	/* key ranges rows were placed in, at most */
 	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
 	double		tie_ms;
@@ -133,6 +161,12 @@ extern void BitonicScanKeysFromPrivate(List *custom_private, BitonicScanKeys *ke
 
 /* scan_exec.c */
 extern Node *BitonicScanCreateState(CustomScan *cscan);
+
+/* scan_place.c */
+extern void BitonicPlacePlan(BitonicScanState *state, double expected_bytes);
+extern size_t BitonicPlaceSampleRows(const BitonicScanState *state);
+extern void BitonicPlaceStart(BitonicScanState *state);
+extern int	BitonicPlaceStream(BitonicScanState *state, TupleTableSlot *slot);
 
 /* scan_slot.c */
 extern PGDLLIMPORT const TupleTableSlotOps BitonicMappedSlotOps;
@@ -148,7 +182,8 @@ extern void BitonicStoreForget(BitonicTupleStore *store);
 extern void BitonicStoreFinish(BitonicTupleStore *store);
 extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
 extern void BitonicStoreReserve(BitonicTupleStore *store, size_t bytes);
-extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot,
+extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
+extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream,
 							uint32 *locator);
 extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,
 									 BitonicStoreIter *iter);

@@ -168,13 +168,23 @@ key_batch(BitonicScanState *state)
 static bool
 add_row(BitonicScanState *state, TupleTableSlot *slot)
 {
-	if (!BitonicStoreAdd(&state->store, slot, &state->batch[state->nbatch]))
+	int			stream = state->nranges > 0 ?
+		BitonicPlaceStream(state, slot) : BITONIC_STORE_IN_ORDER;
+
+	if (!BitonicStoreAdd(&state->store, slot, stream, &state->batch[state->nbatch]))
 		return false;
 	state->ntuples++;
 	if (++state->nbatch == BITONIC_INGEST_BATCH)
 	{
 		key_batch(state);
 		state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
+		/* the sample is in: from now on rows are placed by key range */
+		if (state->place_ranges > 0 && state->nranges == 0 &&
+			state->ntuples >= BitonicPlaceSampleRows(state))
+		{
+			BitonicPlaceStart(state);
+			state->placed_ranges = Max(state->placed_ranges, state->nranges);
+		}
 	}
 	return true;
 }
@@ -229,6 +239,7 @@ load_and_sort(BitonicScanState *state)
 	PlanState  *child = linitial(state->css.custom_ps);
 	Plan	   *plan = state->css.ss.ps.plan;
 	size_t		limit = (size_t) work_mem * 1024;
+	double		expected_bytes = plan->plan_rows * ROW_BYTES_ESTIMATE(child->plan->plan_width);
 	double		child_ms = input_ms(child);
 	void	   *pairs;
 	size_t		pair_bytes;
@@ -248,9 +259,8 @@ load_and_sort(BitonicScanState *state)
 							(size_t) Min(plan->plan_rows * 1.05, (double) limit / 64));
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	room = limit > pair_bytes + BITONIC_SLOT_BYTES ? limit - pair_bytes - BITONIC_SLOT_BYTES : 0;
-	BitonicStoreReserve(&state->store,
-						(size_t) Min(plan->plan_rows * ROW_BYTES_ESTIMATE(child->plan->plan_width),
-									 (double) room));
+	BitonicPlacePlan(state, expected_bytes);
+	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);
 	for (;;)
@@ -359,6 +369,9 @@ BitonicScanForgetRows(BitonicScanState *state)
 	BitonicStoreForget(&state->store);
 	state->order = NULL;
 	state->order_bytes = 0;
+	state->place_ranges = 0;
+	state->nranges = 0;
+	state->ranges = NULL;
 	state->ntuples = 0;
 	state->nbatch = 0;
 	state->phase = BITONIC_PHASE_EMPTY;

@@ -119,6 +119,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* of which from the huge page pool (the backend's most while the node sorted) */
 	if (state->pool_peak_bytes > 0)
 		ExplainPropertyInteger("Huge Page Memory", "kB", (int64) (state->pool_peak_bytes / 1024), es);
+	/* rows stored by key range of the first column (scan_place.c) */
+	if (state->placed_ranges > 0)
+		ExplainPropertyInteger("Key Ranges", NULL, state->placed_ranges, es);
 	show_spill(state, es);
 	if (!es->timing)
 		return;

@@ -10,8 +10,16 @@
  * own.  The slot table is small (one pointer per MB), so turning a locator
  * into a tuple costs one cached load and no per-row pointer array exists.
  *
- * Blocks of 2 MB and more are 2 MB aligned and of huge pages: transparent
- * ones, or the pool's under bitonic_sort.huge_pages (large_alloc.c).  While
+ * Rows may also be placed by key range (scan_exec.c): once the store's
+ * streams are opened, each row goes to the chunk of its stream, and chunks
+ * (4 kB growing to 32 kB, 4 kB aligned in their block) are cut from the
+ * newest block in turn.  A stream's rows then lie in a few MB, which emit
+ * reads one range at a time.  The unused end of a chunk starts with a zero
+ * t_len and its length, so a walk over a block skips it.
+ *
+ * Blocks of 2 MB and more are 2 MB aligned and of the store's kind of pages
+ * (transparent huge pages unless the caller says otherwise), or of the
+ * pool's under bitonic_sort.huge_pages (large_alloc.c).  While
  * the backend fills one, the next is allocated and a background thread
  * faults its pages in (MADV_POPULATE_WRITE): the kernel's page zeroing runs
  * on another core instead of in the ingest loop.
@@ -31,6 +39,21 @@
  */
 #define BLOCK_MIN ((size_t) 64 * 1024)
 #define BLOCK_MAX ((size_t) 8 * 1024 * 1024)
+
+/* Chunks of a stream: the first, the largest, and their alignment in a block. */
+#define CHUNK_MIN ((size_t) 4096)
+#define CHUNK_MAX ((size_t) 32 * 1024)
+#define CHUNK_ALIGN CHUNK_MIN
+
+/*
+ * Where a row would start, unused bytes start with this (rows are MAXALIGNed,
+ * so every unused run has room for it).
+ */
+typedef struct UnusedBytes
+{
+	uint32		zero;			/* where a row has its t_len, never 0 */
+	uint32		bytes;			/* the length of the run */
+} UnusedBytes;
 
 /* Number of slots that locators can name. */
 #define STORE_MAX_SLOTS ((uint32) 1 << (32 - BITONIC_SLOT_UNIT_BITS))
@@ -74,6 +97,7 @@ BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt)
 {
 	memset(store, 0, sizeof(BitonicTupleStore));
 	store->cxt = cxt;
+	store->pages = BITONIC_PAGES_HUGE;
 }
 
 /* Forget every row; call after cxt has been reset (the memory is gone). */
@@ -98,17 +122,16 @@ BitonicStoreFinish(BitonicTupleStore *store)
 }
 
 /*
- * Memory of size bytes in cxt (*region: what to free, NULL for a small
- * block); 2 MB aligned and of huge pages when large (large_alloc.c).
+ * Memory of size bytes for the store (*region: what to free, NULL for a
+ * small block); 2 MB aligned and of the store's pages when large.
  */
 static char *
-alloc_block(MemoryContext cxt, size_t size, BitonicRegion **region)
+alloc_block(BitonicTupleStore *store, size_t size, BitonicRegion **region)
 {
 	*region = NULL;
 	if (size < HUGE_PAGE_BYTES)
-		return MemoryContextAllocHuge(cxt, size);
-	/* emit reads the rows in random order */
-	return BitonicRegionAlloc(cxt, size, HUGE_PAGE_BYTES, BITONIC_PAGES_HUGE, region);
+		return MemoryContextAllocHuge(store->cxt, size);
+	return BitonicRegionAlloc(store->cxt, size, HUGE_PAGE_BYTES, store->pages, region);
 }
 
 /* Grow an array of elsize-byte elements to at least need (doubling). */
@@ -152,14 +175,14 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	}
 	else
 	{
-		base = alloc_block(store->cxt, size, &region);
+		base = alloc_block(store, size, &region);
 		store->bytes += size;
 	}
 	/* the next large block is made ready in the background while this one fills */
 	if (spare && size >= HUGE_PAGE_BYTES && store->spare == NULL)
 	{
 		store->spare_size = Min(size * 2, BLOCK_MAX);
-		store->spare = alloc_block(store->cxt, store->spare_size, &store->spare_region);
+		store->spare = alloc_block(store, store->spare_size, &store->spare_region);
 		store->bytes += store->spare_size;
 		BitonicStorePrefault(store, store->spare, store->spare_size);
 	}
@@ -224,11 +247,101 @@ reserve_row(BitonicTupleStore *store, size_t len, uint32 *locator)
 }
 
 /*
+ * From now on every row goes to one of nstreams streams (BitonicStoreAdd's
+ * stream), each filling chunks of its own; the rows so far stay where they are.
+ */
+void
+BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams)
+{
+	Assert(store->streams == NULL && nstreams > 0);
+	store->streams = MemoryContextAllocZero(store->cxt, nstreams * sizeof(BitonicStoreStream));
+	store->nstreams = nstreams;
+	for (uint32 i = 0; i < nstreams; i++)
+		store->streams[i].chunk = CHUNK_MIN;
+}
+
+/*
+ * Mark bytes [offset, end) of block unused (the end of a chunk, or the gap
+ * before one): a zero where a row's t_len would be, then the bytes to skip.
+ */
+static inline void
+mark_unused(BitonicStoreBlock *block, size_t offset, size_t end)
+{
+	UnusedBytes *unused = (UnusedBytes *) (block->base + offset);
+
+	unused->zero = 0;
+	unused->bytes = (uint32) (end - offset);
+}
+
+/*
+ * Give the stream a new chunk of room for at least need bytes, cut from the
+ * newest block or a new one; false when the locators are used up.
+ */
+static bool
+open_chunk(BitonicTupleStore *store, BitonicStoreStream *stream, size_t need)
+{
+	size_t		size = TYPEALIGN(CHUNK_ALIGN, Max(stream->chunk, need));
+	BitonicStoreBlock *block = store->nblocks > 0 ? &store->blocks[store->nblocks - 1] : NULL;
+	size_t		start = block != NULL ? TYPEALIGN(CHUNK_ALIGN, block->used) : 0;
+
+	if (block == NULL || start + size > block->size)
+	{
+		if (!open_block(store, size, true))
+			return false;
+		block = &store->blocks[store->nblocks - 1];
+		start = 0;
+	}
+	else if (start > block->used)
+		mark_unused(block, block->used, start);	/* the rows in order end before the chunk */
+	block->used = start + size;
+	stream->block = store->nblocks - 1;
+	stream->next = start;
+	stream->end = start + size;
+	stream->chunk = Min(stream->chunk * 2, CHUNK_MAX);
+	return true;
+}
+
+/*
+ * Room for a row of len bytes (MAXALIGNed) in the stream's chunk, opening a
+ * chunk when it is full; NULL when the locators are used up.  Sets *locator.
+ */
+static MinimalTuple
+reserve_in_stream(BitonicTupleStore *store, BitonicStoreStream *stream, size_t len,
+				  uint32 *locator)
+{
+	size_t		size = MAXALIGN(len);
+	BitonicStoreBlock *block;
+	MinimalTuple row;
+
+	if (stream->end - stream->next < size && !open_chunk(store, stream, size))
+		return NULL;
+	block = &store->blocks[stream->block];
+	row = (MinimalTuple) (block->base + stream->next);
+	*locator = (block->first_slot << BITONIC_SLOT_UNIT_BITS) +
+		(uint32) (stream->next >> BITONIC_UNIT_SHIFT);
+	stream->next += size;
+	if (stream->next < stream->end)
+		mark_unused(block, stream->next, stream->end);
+	return row;
+}
+
+/* Room for a row of len bytes in the given stream, or in order (reserve_row). */
+static MinimalTuple
+reserve(BitonicTupleStore *store, int stream, size_t len, uint32 *locator)
+{
+	Assert((stream == BITONIC_STORE_IN_ORDER) == (store->streams == NULL));
+	Assert(stream < (int) store->nstreams);
+	if (stream == BITONIC_STORE_IN_ORDER)
+		return reserve_row(store, len, locator);
+	return reserve_in_stream(store, &store->streams[stream], len, locator);
+}
+
+/*
  * Form a virtual slot's row as a minimal tuple straight into the store (what
  * heap_form_minimal_tuple does, without its palloc and the copy after it).
  */
 static bool
-add_virtual_row(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
+add_virtual_row(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint32 *locator)
 {
 	TupleDesc	tupdesc = slot->tts_tupleDescriptor;
 	int			natts = tupdesc->natts;
@@ -242,7 +355,7 @@ add_virtual_row(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
 		hasnull = slot->tts_isnull[i];
 	hoff = MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(natts) : 0));
 	data_len = heap_compute_data_size(tupdesc, slot->tts_values, slot->tts_isnull);
-	row = reserve_row(store, hoff + data_len, locator);
+	row = reserve(store, stream, hoff + data_len, locator);
 	if (row == NULL)
 		return false;
 	memset(row, 0, hoff + data_len);	/* the padding between values too */
@@ -255,11 +368,12 @@ add_virtual_row(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
 }
 
 /*
- * Copy the slot's row into the store and set *locator; false when the store
- * cannot name another row (the caller spills).
+ * Copy the slot's row into the store, in the given stream (or
+ * BITONIC_STORE_IN_ORDER before streams are opened), and set *locator;
+ * false when the store cannot name another row (the caller spills).
  */
 bool
-BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
+BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint32 *locator)
 {
 	bool		should_free;
 	const char *src;
@@ -267,7 +381,7 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
 	MinimalTuple copy;
 
 	if (TTS_IS_VIRTUAL(slot))
-		return add_virtual_row(store, slot, locator);
+		return add_virtual_row(store, slot, stream, locator);
 	/* a heap tuple is copied straight from its buffer: one copy, no palloc */
 	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
 	{
@@ -285,7 +399,7 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
 		len = mt->t_len;
 	}
 
-	copy = reserve_row(store, len, locator);
+	copy = reserve(store, stream, len, locator);
 	if (copy != NULL)
 	{
 		memcpy(copy, src, len);
@@ -296,18 +410,29 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, uint32 *locator)
 	return copy != NULL;
 }
 
-/* The next row in input order (start with a zeroed iterator); NULL after the last. */
+/*
+ * The next row in locator order (input order unless streams were opened;
+ * start with a zeroed iterator); NULL after the last.
+ */
 MinimalTuple
 BitonicStoreNext(const BitonicTupleStore *store, BitonicStoreIter *iter)
 {
-	for (; iter->block < store->nblocks; iter->block++, iter->offset = 0)
+	while (iter->block < store->nblocks)
 	{
 		const BitonicStoreBlock *block = &store->blocks[iter->block];
+		MinimalTuple mt;
 
-		if (iter->offset < block->used)
+		if (iter->offset >= block->used)
 		{
-			MinimalTuple mt = (MinimalTuple) (block->base + iter->offset);
-
+			iter->block++;
+			iter->offset = 0;
+			continue;
+		}
+		mt = (MinimalTuple) (block->base + iter->offset);
+		if (mt->t_len == 0)
+			iter->offset += ((UnusedBytes *) mt)->bytes;	/* a chunk's unused end */
+		else
+		{
 			iter->offset += MAXALIGN(mt->t_len);
 			return mt;
 		}
