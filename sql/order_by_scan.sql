@@ -361,7 +361,7 @@ SET work_mem = '24MB';
 SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k DESC, id') AS spill_after_large_blocks;
 RESET work_mem;
 
--- rows placed by key range of the first column (16 MB of rows or more
+-- rows placed by key range of the first column (128 MB of rows or more
 -- expected, an exact key or "C" text): EXPLAIN ANALYZE gives the number of
 -- ranges; the rows come out as the native Sort's, ties in input order, with
 -- NULLs in a stream of their own, both directions, NaN, -0 and infinities,
@@ -376,12 +376,12 @@ CREATE TABLE placed AS
          CASE WHEN i % 61 = 0 THEN NULL ELSE substr(md5((i % 20000)::text), 1, 6 + i % 9) END AS t,
          CASE WHEN i <= 3000 THEN i ELSE 1000000 - i % 70000 END AS late,
          7 AS one,
-         repeat('x', 40) AS pad
-  FROM generate_series(1, 250000) i;
+         repeat('x', 420) AS pad
+  FROM generate_series(1, 300000) i;
 ANALYZE placed;
 CREATE FUNCTION bs_key_ranges(q text) RETURNS SETOF text LANGUAGE sql AS $$
   SELECT btrim(line) FROM bs_explain(q, 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF') line
-  WHERE line ~ 'Key Ranges|BitonicSort'
+  WHERE line ~ 'Key Range|BitonicSort'
 $$;
 SET work_mem = '256MB';
 SET enable_sort = off;
@@ -405,7 +405,7 @@ SELECT bs_compare($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELE
 SET work_mem = '20MB';
 SET enable_sort = off;
 SELECT * FROM bs_explain('SELECT * FROM placed ORDER BY k8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
-  WHERE bs_explain ~ 'Key Ranges|Spilled|Sort Method';
+  WHERE bs_explain ~ 'Key Range|Spilled|Sort Method';
 RESET enable_sort;
 SELECT bs_digest_compare('SELECT * FROM placed ORDER BY k8, id') AS placed_then_spilled;
 RESET work_mem;

@@ -178,8 +178,9 @@ extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
 extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);
 extern bool BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms);
 extern uint64 BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value);
-extern size_t BitonicMultiSortFirstKeys(const BitonicMultiSort *ms, uint64 *keys,
-										size_t max);
+extern size_t BitonicMultiSortSampleKeys(const BitonicMultiSort *ms, size_t from,
+										 uint64 *keys, size_t max);
+extern size_t BitonicMultiSortPairCount(const BitonicMultiSort *ms);
 extern void *BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes);
 extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 								   void *arg);

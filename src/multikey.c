@@ -479,15 +479,26 @@ BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value)
 	return ms->kind == BITONIC_KIND_EXACT32 ? (uint32) key : key;
 }
 
-/* Copy the pair keys of the first `max` pairs added (fewer if fewer); returns how many. */
+/*
+ * Copy the pair keys of up to max pairs, evenly spaced from pair `from` to
+ * the last added (all of them when there are no more); returns how many.
+ */
 size_t
-BitonicMultiSortFirstKeys(const BitonicMultiSort *ms, uint64 *keys, size_t max)
+BitonicMultiSortSampleKeys(const BitonicMultiSort *ms, size_t from, uint64 *keys, size_t max)
 {
-	size_t		n = Min(max, ms->npairs);
+	size_t		avail = ms->npairs > from ? ms->npairs - from : 0;
+	size_t		n = Min(max, avail);
 
 	for (size_t i = 0; i < n; i++)
-		keys[i] = pair_key(ms, i);
+		keys[i] = pair_key(ms, from + i * avail / n);
 	return n;
+}
+
+/* Number of pairs (non-NULL first-column values) added so far. */
+size_t
+BitonicMultiSortPairCount(const BitonicMultiSort *ms)
+{
+	return ms->npairs;
 }
 
 /* Sort the pairs with the core. */

@@ -140,6 +140,8 @@ typedef struct BitonicScanState
 	uint32		place_ranges;	/* ranges planned for this sort, 0: none */
 	uint32		nranges;		/* ranges cut, once the sample is read; 0 before */
 	struct bs_key_ranges *ranges;	/* the ranges and their look-up table */
+	size_t		next_cut;		/* rows read when the ranges are cut next */
+	size_t		cut_from;		/* first pair whose key the next cut samples */
 
 	/* spill */
 	Tuplesortstate *tuplesort;
@@ -148,6 +150,7 @@ typedef struct BitonicScanState
 	size_t		peak_bytes;
 	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
 	uint32		placed_ranges;	/* key ranges rows were placed in, at most */
+	uint32		range_cuts;		/* times the ranges were cut, in all runs */
 	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
 	double		tie_ms;
@@ -164,8 +167,7 @@ extern Node *BitonicScanCreateState(CustomScan *cscan);
 
 /* scan_place.c */
 extern void BitonicPlacePlan(BitonicScanState *state, double expected_bytes);
-extern size_t BitonicPlaceSampleRows(const BitonicScanState *state);
-extern void BitonicPlaceStart(BitonicScanState *state);
+extern void BitonicPlaceCut(BitonicScanState *state);
 extern int	BitonicPlaceStream(BitonicScanState *state, TupleTableSlot *slot);
 
 /* scan_slot.c */

@@ -178,11 +178,10 @@ add_row(BitonicScanState *state, TupleTableSlot *slot)
 	{
 		key_batch(state);
 		state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
-		/* the sample is in: from now on rows are placed by key range */
-		if (state->place_ranges > 0 && state->nranges == 0 &&
-			state->ntuples >= BitonicPlaceSampleRows(state))
+		/* rows are placed by key range once the first rows' keys are in */
+		if (state->place_ranges > 0 && state->ntuples >= state->next_cut)
 		{
-			BitonicPlaceStart(state);
+			BitonicPlaceCut(state);
 			state->placed_ranges = Max(state->placed_ranges, state->nranges);
 		}
 	}

@@ -121,7 +121,10 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Huge Page Memory", "kB", (int64) (state->pool_peak_bytes / 1024), es);
 	/* rows stored by key range of the first column (scan_place.c) */
 	if (state->placed_ranges > 0)
+	{
 		ExplainPropertyInteger("Key Ranges", NULL, state->placed_ranges, es);
+		ExplainPropertyInteger("Key Range Cuts", NULL, state->range_cuts, es);
+	}
 	show_spill(state, es);
 	if (!es->timing)
 		return;

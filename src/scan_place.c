@@ -4,19 +4,22 @@
  *
  * Emit reads the rows in key order.  Stored in input order they lie all
  * over the store, and every row is a cache miss and, in 4 kB pages, a TLB
- * miss: so the store used transparent huge pages, which a VM may fault in
- * slowly (docs/order-by.md, "Huge pages").  Placed by key range, the rows
- * of one range lie in the chunks of one stream (about 1 MB in all), and
- * emit reads one range after the other: a few MB at a time, which the
+ * miss: so such a store takes transparent huge pages, which a VM may fault
+ * in slowly (docs/order-by.md, "Huge pages").  Placed by key range, the
+ * rows of one range lie in the chunks of one stream (about 1 MB in all),
+ * and emit reads one range after the other: a few MB at a time, which the
  * caches and the TLB hold, in 4 kB pages.
  *
  * The ranges are cut at quantiles of the first rows' keys (the sample, kept
- * in input order at the start of the store); a key outside the sample goes
- * to the first or last range.  Only a first column whose key is cheap to
- * compute for one row (an exact key, "C" text's prefix) is placed: the key
- * decides the row's stream before the row is stored, and is computed again
- * for the pairs with the rest of its batch.  Equal keys share a range and a
- * stream's locators grow with input order, so ties stay in input order.
+ * in input order at the start of the store), and cut again from the keys
+ * that arrived since, each time the rows read have grown fourfold, so that
+ * an input whose keys drift still finds ranges that fit it.  A stream keeps
+ * its chunks across cuts: a chunk only ever holds rows of one range of one
+ * cut.  Only a first column whose key is cheap to compute for one row (an
+ * exact key, "C" text's prefix) is placed: the key decides the row's stream
+ * before the row is stored, and is computed again for the pairs with the
+ * rest of its batch.  Equal keys share a range and a stream's locators grow
+ * with input order, so ties stay in input order.
  */
 #include "scan.h"
 
@@ -25,11 +28,12 @@
 #include "executor/tuptable.h"
 
 /* Bytes of rows a key range should hold, and the fewest ranges worth placing. */
-#define RANGE_BYTES ((size_t) 1024 * 1024)
+#define RANGE_BYTES ((size_t) 8 * 1024 * 1024)
 #define MIN_RANGES 16
 
-/* Sampled rows per key range (the first rows of the input). */
+/* Keys sampled per range at each cut, and the growth of the rows read between cuts. */
 #define SAMPLE_PER_RANGE 32
+#define RECUT_GROWTH 4
 
 /*
  * Plan the placement of a sort of about expected_bytes of rows: when the
@@ -49,42 +53,44 @@ BitonicPlacePlan(BitonicScanState *state, double expected_bytes)
 	while (nranges < BS_KEY_RANGES_MAX && (double) nranges * 2 * RANGE_BYTES <= expected_bytes)
 		nranges *= 2;
 	state->place_ranges = nranges;
+	state->next_cut = (size_t) nranges * SAMPLE_PER_RANGE;
+	state->cut_from = 0;
 	state->store.pages = BITONIC_PAGES_SMALL;
 }
 
-/* Rows to read in order before the ranges are cut (0: no placement planned). */
-size_t
-BitonicPlaceSampleRows(const BitonicScanState *state)
-{
-	return (size_t) state->place_ranges * SAMPLE_PER_RANGE;
-}
-
 /*
- * Cut the ranges from the keys of the rows read so far (every one of them
- * keyed) and open one stream per range, and one for NULLs.  With fewer
- * non-NULL keys than ranges nothing is placed, and the store's next blocks
- * take huge pages again.
+ * Cut the ranges from the keys of the rows read since the last cut (every
+ * row read is keyed); the first cut opens one stream per range and one for
+ * NULLs.  When the first cut finds fewer non-NULL keys than ranges nothing
+ * is placed, and the store's next blocks take huge pages again; a later cut
+ * that finds too few keeps the ranges it has.
  */
 void
-BitonicPlaceStart(BitonicScanState *state)
+BitonicPlaceCut(BitonicScanState *state)
 {
-	size_t		max = BitonicPlaceSampleRows(state);
+	size_t		max = (size_t) state->place_ranges * SAMPLE_PER_RANGE;
 	uint64	   *sample = palloc(max * sizeof(uint64));
-	size_t		n = BitonicMultiSortFirstKeys(&state->ms, sample, max);
+	size_t		n = BitonicMultiSortSampleKeys(&state->ms, state->cut_from, sample, max);
 
 	Assert(state->nbatch == 0);
-	if (n < state->place_ranges)
+	state->cut_from = BitonicMultiSortPairCount(&state->ms);
+	state->next_cut = state->ntuples * RECUT_GROWTH;
+	if (n >= state->place_ranges)
+	{
+		if (state->ranges == NULL)
+			state->ranges = MemoryContextAlloc(state->cxt, sizeof(bs_key_ranges));
+		bs_key_ranges_cut(state->ranges, sample, n, state->place_ranges);
+		if (state->nranges == 0)
+			BitonicStoreOpenStreams(&state->store, state->place_ranges + 1);
+		state->nranges = state->place_ranges;
+		state->range_cuts++;
+	}
+	else if (state->nranges == 0)
 	{
 		state->store.pages = BITONIC_PAGES_HUGE;
 		state->place_ranges = 0;
-		pfree(sample);
-		return;
 	}
-	state->ranges = MemoryContextAlloc(state->cxt, sizeof(bs_key_ranges));
-	bs_key_ranges_cut(state->ranges, sample, n, state->place_ranges);
 	pfree(sample);
-	state->nranges = state->place_ranges;
-	BitonicStoreOpenStreams(&state->store, state->nranges + 1);
 }
 
 /* The stream of the slot's row: its first column's key range, or the NULL stream. */

@@ -7,8 +7,11 @@
  *
  * A key's range is the last j with lower[j] <= key: a function of the key
  * alone (equal keys always share one), non-decreasing in it.  Finding it
- * takes one look-up in a table of cells (equal slices of the sample's span)
- * and, where a cell holds range bounds, a search among those only.
+ * takes no search for most keys: the sample's span is cut into equal cells,
+ * a cell that holds several range bounds into equal slices (normalised
+ * float keys crowd into a few cells), and a table gives the range of each
+ * slice's least key and of the next one's; only where those differ is there
+ * a search, among those ranges alone.
  */
 #ifndef BS_KEY_RANGES_H
 #define BS_KEY_RANGES_H
@@ -20,17 +23,22 @@
 extern "C" {
 #endif
 
-/* Most ranges, and the cells of the look-up table. */
+/* Most ranges; cells of the span; most slices of one cell (log2); table entries. */
 #define BS_KEY_RANGES_MAX 1024
 #define BS_KEY_CELLS 4096
+#define BS_KEY_SLICE_BITS_MAX 10
+#define BS_KEY_ENTRIES (BS_KEY_CELLS + 8 * BS_KEY_RANGES_MAX + 1)
 
 typedef struct bs_key_ranges
 {
 	uint32_t	nranges;		/* a power of two, 1..BS_KEY_RANGES_MAX */
-	uint32_t	shift;			/* a key's cell: (key - base) >> shift, at most the last */
+	uint32_t	shift;			/* log2 of a cell's width */
 	uint64_t	base;			/* the least sampled key */
+	uint64_t	last;			/* offsets from base beyond this are in the last slice */
 	uint64_t	lower[BS_KEY_RANGES_MAX];	/* least key of each range; lower[0] = 0 */
-	uint16_t	first[BS_KEY_CELLS + 1];	/* range of each cell's least key; then the last range */
+	uint32_t	entry[BS_KEY_CELLS];	/* the table entry of each cell's first slice */
+	uint8_t		slice_shift[BS_KEY_CELLS];	/* log2 of the width of the cell's slices */
+	uint16_t	range[BS_KEY_ENTRIES];	/* range of each slice's least key, in order */
 } bs_key_ranges;
 
 /*
@@ -43,17 +51,20 @@ extern void bs_key_ranges_cut(bs_key_ranges *kr, uint64_t *sample, size_t n, uin
 static inline uint32_t
 bs_key_range(const bs_key_ranges *kr, uint64_t key)
 {
+	uint64_t	offset;
 	uint64_t	cell;
+	uint32_t	e;
 	uint32_t	lo;
 	uint32_t	hi;
 
 	if (key < kr->base)
 		return 0;				/* below every bound but lower[0] */
-	cell = (key - kr->base) >> kr->shift;
-	if (cell > BS_KEY_CELLS - 1)
-		cell = BS_KEY_CELLS - 1;
-	lo = kr->first[cell];
-	hi = kr->first[cell + 1];
+	offset = key - kr->base;
+	offset = offset < kr->last ? offset : kr->last;
+	cell = offset >> kr->shift;
+	e = kr->entry[cell] + (uint32_t) ((offset - (cell << kr->shift)) >> kr->slice_shift[cell]);
+	lo = kr->range[e];
+	hi = kr->range[e + 1];
 	while (lo < hi)
 	{
 		uint32_t	mid = (lo + hi + 1) / 2;

@@ -9,6 +9,8 @@
 #include "pairs_gen.h"
 #include "unit.h"
 
+#include <string.h>
+
 /* Whether bs_key_range equals the last j with lower[j] <= key, found by a linear walk. */
 static int
 matches_linear(const bs_key_ranges *kr, uint64_t key)
@@ -78,6 +80,48 @@ check_outside(void)
 				"keys outside the sample: first and last range; a quantile starts its range");
 }
 
+/* The normalised key of a double (as the ORDER BY keys of float8). */
+static uint64_t
+double_key(double d)
+{
+	uint64_t	u;
+
+	memcpy(&u, &d, sizeof(u));
+	return (u >> 63) ? ~u : u | ((uint64_t) 1 << 63);
+}
+
+/*
+ * Keys of doubles in [-0.5, 0.5) crowd into a few cells (half of them in one
+ * binade): those cells are sliced, so that no slice spans more than a few
+ * ranges and a key's range needs at most a short search.
+ */
+static void
+check_crowded(void)
+{
+	uint64_t	state = 7;
+	uint64_t   *sample = malloc(16384 * sizeof(uint64_t));
+	bs_key_ranges *kr = malloc(sizeof(bs_key_ranges));
+	uint32_t	widest = 0;
+	int			ok = 1;
+
+	for (int i = 0; i < 16384; i++)
+		sample[i] = double_key((double) (gen_next(&state) >> 11) / 9007199254740992.0 - 0.5);
+	bs_key_ranges_cut(kr, sample, 16384, 512);
+	for (uint32_t c = 0; c < BS_KEY_CELLS; c++)
+		for (uint32_t e = kr->entry[c]; e < kr->entry[c] + (1u << (kr->shift - kr->slice_shift[c])); e++)
+		{
+			uint32_t	width = (uint32_t) kr->range[e + 1] - kr->range[e];
+
+			widest = width > widest ? width : widest;
+		}
+	for (int i = 0; i < 200000; i++)
+		ok &= matches_linear(kr, double_key((double) (gen_next(&state) >> 11) / 9007199254740992.0 - 0.5));
+	unit_report(ok && widest <= 4, "float8-like keys, 512 ranges: right ranges, widest slice spans %u ranges (at most 4)",
+				widest);
+	free(sample);
+	free(kr);
+}
+
 /*
  * Ranges of every power-of-two count, from samples of every spread (a tight
  * cluster with far outliers, keys near UINT64_MAX), agree with the linear
@@ -132,5 +176,6 @@ main(void)
 	check_dist(GEN_RANDOM, 1024, 32768);
 	check_outside();
 	check_bounds();
+	check_crowded();
 	return unit_exit_status();
 }
