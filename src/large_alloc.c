@@ -10,9 +10,10 @@
  * are still backed: a reported one costs 512 host faults (2.3-3.6 s per GB
  * against 0.08 s, make bench-first-touch), while 4 kB pages are taken from
  * smaller free pieces, which stay backed (0.44-0.61 s per GB).  So huge
- * pages are asked for where they pay: rows that emit reads in random order,
- * and gpu_sort's buffers (a few hundred MB, which the backed blocks usually
- * cover).  The pairs, key columns and order of an ORDER BY, read in order
+ * pages are asked for where they pay: rows that emit reads in random order
+ * (rows placed by key range, read a range at a time, ask for none:
+ * scan_place.c), and gpu_sort's buffers (a few hundred MB, which the backed
+ * blocks usually cover).  The pairs, key columns and order of an ORDER BY, read in order
  * and allocated after its rows have taken the backed blocks, ask for none
  * (4 kB pages where transparent huge pages are "madvise", the kernel's
  * choice where they are "always").
