@@ -22,6 +22,7 @@ BitonicScanSpill(BitonicScanState *state)
 							  keys->attnos, keys->sortops, keys->collations,
 							  keys->nulls_first, work_mem, NULL,
 							  state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+	BitonicStoreSealStreams(&state->store);
 	while ((mt = BitonicStoreNext(&state->store, &iter)) != NULL)
 	{
 		ExecStoreMinimalTuple(mt, state->slot, false);
