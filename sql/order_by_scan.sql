@@ -64,13 +64,17 @@ BEGIN
   RETURN format('%s of %s rows differ', (SELECT count(*) FROM unnest(a, b) u(x, y) WHERE x IS DISTINCT FROM y), cardinality(b));
 END $$;
 
+-- a libc collation with collation rules (the database's, C.UTF-8, has none:
+-- its text sorts in byte order, as in "C")
+CREATE COLLATION bs_en (provider = libc, locale = 'en_US.utf8');
 -- when the planner picks the node: with the CPU's fastest sorter (auto) it
 -- is cheaper than the native Sort for keys it can normalise, not where the
 -- tie pass must do a whole comparison sort (strcoll text) ...
 SET bitonic_sort.min_rows = 0;
 EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY i8;
 EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t COLLATE "C", id;
-EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t;
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t;           -- C.UTF-8: byte order, keyed as "C"
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t COLLATE bs_en;
 -- ... with the standard bitonic network on the CPU it is slower than the
 -- native Sort for 64-bit keys, and the planner keeps the Sort ...
 SET bitonic_sort.algorithm = bitonic;
@@ -81,7 +85,7 @@ RESET bitonic_sort.algorithm;
 SET enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY i8;          -- exact key
 EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t COLLATE "C", id;  -- abbreviated key
-EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t;           -- strcoll: no key, comparison sort
+EXPLAIN (COSTS OFF) SELECT * FROM obs ORDER BY t COLLATE bs_en;  -- strcoll: no key, comparison sort
 EXPLAIN (COSTS OFF) SELECT i4 + 1 AS k, t FROM obs ORDER BY 1 DESC NULLS LAST, i8;
 EXPLAIN (COSTS OFF, VERBOSE) SELECT id, upper(t) FROM obs ORDER BY f8 DESC, v COLLATE "C" NULLS FIRST, ar;
 -- where it is not offered
@@ -138,7 +142,8 @@ END $$;
 SELECT bs_ties('i2') AS exact_key,
        bs_ties('t COLLATE "C"') AS abbreviated_key,
        bs_ties('n DESC') AS numeric_key,
-       bs_ties('t') AS no_key,
+       bs_ties('t') AS byte_order_key,
+       bs_ties('t COLLATE bs_en') AS no_key,
        bs_ties('b, i4 % 3') AS two_keys,
        bs_ties('f4 DESC NULLS LAST, c') AS nulls;
 
@@ -290,7 +295,7 @@ SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'COSTS OFF, FORMAT YA
 SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'COSTS OFF, FORMAT XML');
 -- with ANALYZE: rows, memory and the time of each phase
 SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'ANALYZE, COSTS OFF, SUMMARY OFF');
-SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, FORMAT JSON');
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t COLLATE bs_en, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, FORMAT JSON');
 
 -- spill: with a small work_mem the node hands its rows to tuplesort
 SET work_mem = '64kB';
@@ -387,14 +392,17 @@ SET work_mem = '256MB';
 SET enable_sort = off;
 SELECT * FROM bs_key_ranges('SELECT * FROM placed ORDER BY k8');
 SELECT * FROM bs_key_ranges('SELECT * FROM placed ORDER BY t COLLATE "C" DESC');
--- no key range for a key that is not cheap for one row (libc text)
+-- text in the database's C.UTF-8 is placed as "C" text is; no key range
+-- for a key that is not cheap for one row (text under collation rules)
 SELECT * FROM bs_key_ranges('SELECT * FROM placed ORDER BY t');
+SELECT * FROM bs_key_ranges('SELECT * FROM placed ORDER BY t COLLATE bs_en');
 RESET enable_sort;
 SELECT bs_ties('k8', 'placed') AS int8_key,
        bs_ties('k8 DESC NULLS LAST', 'placed') AS int8_desc,
        bs_ties('f8', 'placed') AS float8_key,
        bs_ties('f8 DESC, k8', 'placed') AS float8_desc,
        bs_ties('t COLLATE "C"', 'placed') AS c_text,
+       bs_ties('t DESC', 'placed') AS c_utf8_text_desc,
        bs_ties('late', 'placed') AS beyond_sample,
        bs_ties('one', 'placed') AS one_value,
        bs_ties('(k8 % 7)::int4 DESC', 'placed') AS int4_expression;
@@ -412,8 +420,9 @@ RESET work_mem;
 
 -- text in a libc collation, which has no abbreviated key in PostgreSQL 15:
 -- sorted by strcoll on threads, equal strings by the other columns, and
--- stable (ties in input order, as ORDER BY ..., i gives for this heap)
-CREATE COLLATION bs_en (provider = libc, locale = 'en_US.utf8');
+-- stable (ties in input order, as ORDER BY ..., i gives for this heap);
+-- in a collation without collation rules (C.UTF-8), keyed by its bytes
+CREATE COLLATION bs_c_utf8 (provider = libc, locale = 'C.UTF-8');
 CREATE TABLE words AS
   SELECT i, CASE WHEN i % 97 = 0 THEN NULL WHEN i % 1001 = 0 THEN repeat('é' || md5(i::text), 12)
     ELSE (ARRAY['É', 'e', 'E', 'a b', 'ab', 'A-b', '', 'z', 'Ö', 'o', 'ä', 'Å'])[1 + i % 12] ||
@@ -423,10 +432,13 @@ CREATE TABLE words AS
 ANALYZE words;
 SET enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT * FROM words ORDER BY t COLLATE bs_en DESC, g;
+EXPLAIN (COSTS OFF) SELECT * FROM words ORDER BY t COLLATE bs_c_utf8 DESC, g;
 RESET enable_sort;
 SELECT bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS en,
        bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en DESC NULLS LAST, g, i DESC') AS en_desc_two_keys,
        bs_digest_compare('SELECT * FROM words ORDER BY t, i') AS database_default,
+       bs_digest_compare('SELECT * FROM words ORDER BY t DESC NULLS LAST, g, i DESC') AS database_default_desc,
+       bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_c_utf8 NULLS FIRST, i') AS c_utf8,
        bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en', 'SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS stable,
        bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en DESC, g', 'SELECT * FROM words ORDER BY t COLLATE bs_en DESC, g, i') AS stable_two_keys;
 SET bitonic_sort.cpu_threads = 1;

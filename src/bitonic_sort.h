@@ -110,6 +110,7 @@ typedef struct BitonicLibcText
 
 struct BitonicSortColumn;
 extern bool BitonicLibcTextInit(const struct BitonicSortColumn *col, BitonicLibcText *lt);
+extern bool BitonicCollationSortsBytes(Oid collation);
 
 /* multikey.c */
 
@@ -147,13 +148,13 @@ typedef struct BitonicMultiSort
 	SortSupport ssup;			/* full comparators, one per column */
 	SortSupportData abbrev;		/* first column's abbreviation, for ABBREV */
 	BitonicLibcText libc_text;	/* first column, for CONSTANT */
-	bool		text_prefix;	/* ABBREV: "C" text, keyed by BitonicTextPrefixKey */
+	bool		text_prefix;	/* ABBREV: text in byte order ("C", C.UTF-8), keyed by BitonicTextPrefixKey */
 	BitonicKeyKind kind;
 	Oid			first_type;
 	bool		descending;		/* first column */
 	bool		nulls_first;	/* first column */
-	bs_pair32  *pairs32;		/* EXACT32 */
-	bs_pair64  *pairs64;		/* every other kind */
+	bs_pair32  *pairs32;		/* EXACT32, CONSTANT */
+	bs_pair64  *pairs64;		/* EXACT64, ABBREV */
 	BitonicRegion *pairs_region;	/* the pairs' allocation (16-byte aligned) */
 	size_t		npairs;
 	size_t		pairs_cap;
@@ -186,7 +187,7 @@ extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 								   void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
-extern void BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
+extern bool BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 								BitonicFetchFn fetch, void *arg, int column,
 								bool *starts_run);
 extern double BitonicMsSince(instr_time t0);

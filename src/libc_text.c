@@ -6,13 +6,19 @@
  * The comparison is PostgreSQL's own for such a collation (varstr_cmp):
  * byte-equal strings are equal; otherwise strcoll (strcoll_l for a named
  * collation, the database's LC_COLLATE for the default one), a tie broken
- * by strcmp.  It is plain C on NUL-terminated copies, so the sort runs on
- * bitonic_sort.cpu_threads threads (merge_sort.c) with the row locator
- * breaking ties, and cancellable between batches.
+ * by strcmp.  Each string is copied once, NUL-terminated, into an arena of
+ * blocks, and the sort moves 8-byte records (the copy's place, the item):
+ * strcoll takes the copies as they are, and the strings one merge compares
+ * lie close together.  It is plain C, so the sort runs on
+ * bitonic_sort.cpu_threads threads (merge_sort.c) with the item breaking
+ * ties, and cancellable between batches.
  */
 #include "bitonic_sort.h"
 
 #include <string.h>
+#ifdef __GLIBC__
+#include <langinfo.h>
+#endif
 
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
@@ -23,16 +29,119 @@
 #include "utils/pg_locale.h"
 #include "utils/typcache.h"
 
-/* Strings shorter than this are copied to the stack per comparison. */
-#define SHORT_STRING 256
+/*
+ * A copy's place: block number in the high bits, offset in the block in
+ * 2-byte units in the low ones.  Copies start at even offsets below 4 MB,
+ * so 2048 blocks of 4 MB or more (8 GB of text and up) can be named.
+ */
+#define ARENA_BLOCK_BYTES ((size_t) 4 << 20)
+#define ARENA_OFFSET_BITS 21
+#define ARENA_MAX_BLOCKS ((size_t) 1 << (32 - ARENA_OFFSET_BITS))
 
-/* One string of the sort: its bytes, length and item. */
+/* One string of the sort: where its copy lies, and its item. */
 typedef struct TextRecord
 {
-	const char *data;			/* NUL-terminated when len >= SHORT_STRING */
-	uint32		len;
+	uint32		ref;
 	uint32		item;
 } TextRecord;
+
+/* The strings' copies: the blocks so far and the room left in the newest. */
+typedef struct TextArena
+{
+	char	  **blocks;
+	size_t		nblocks;
+	size_t		used;			/* bytes used in the newest block */
+	size_t		size;			/* bytes of the newest block */
+} TextArena;
+
+/* What the comparator needs: the column's order and the arena. */
+typedef struct TextSortJob
+{
+	const BitonicLibcText *lt;
+	TextArena	arena;
+} TextSortJob;
+
+/* The NUL-terminated copy a record names. */
+static inline const char *
+arena_string(const TextArena *arena, uint32 ref)
+{
+	return arena->blocks[ref >> ARENA_OFFSET_BITS] +
+		(size_t) (ref & (((uint32) 1 << ARENA_OFFSET_BITS) - 1)) * 2;
+}
+
+/*
+ * Copy len bytes at src into the arena, NUL-terminated; *ref names the copy.
+ * False when the arena has named all the blocks it can.
+ */
+static bool
+arena_copy(TextArena *arena, const char *src, uint32 len, uint32 *ref,
+		   const bs_hooks *hooks)
+{
+	size_t		need = ((size_t) len + 2) & ~(size_t) 1;	/* with the NUL, even */
+	char	   *dst;
+
+	if (arena->nblocks == 0 || arena->used >= ARENA_BLOCK_BYTES ||
+		arena->size - arena->used < need)
+	{
+		if (arena->nblocks == ARENA_MAX_BLOCKS)
+			return false;
+		arena->size = Max(ARENA_BLOCK_BYTES, need);
+		arena->blocks[arena->nblocks++] = hooks->alloc(arena->size, hooks->arg);
+		arena->used = 0;
+	}
+	dst = arena->blocks[arena->nblocks - 1] + arena->used;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+	*ref = (uint32) ((arena->nblocks - 1) << ARENA_OFFSET_BITS) | (uint32) (arena->used / 2);
+	arena->used += need;
+	return true;
+}
+
+/* Free the arena's blocks. */
+static void
+arena_free(TextArena *arena, const bs_hooks *hooks)
+{
+	for (size_t i = 0; i < arena->nblocks; i++)
+		hooks->free(arena->blocks[i], hooks->arg);
+	arena->nblocks = 0;
+}
+
+/*
+ * Whether text in this collation sorts in byte order: "C" and "POSIX", and,
+ * under glibc, a deterministic libc collation whose locale has no collation
+ * rules (C.UTF-8, say), for which glibc's strcoll is strcmp.  PostgreSQL's
+ * comparison (varstr_cmp) then orders as memcmp does, the shorter of two
+ * strings first where one begins the other, exactly as in "C".
+ */
+bool
+BitonicCollationSortsBytes(Oid collation)
+{
+	pg_locale_t locale;
+
+	if (!OidIsValid(collation))
+		return false;
+	if (lc_collate_is_c(collation))
+		return true;
+#if defined(__GLIBC__) && defined(HAVE_LOCALE_T)
+	locale = pg_newlocale_from_collation(collation);
+	if (locale == NULL || (locale->provider == COLLPROVIDER_LIBC && locale->deterministic))
+	{
+		/* a word item comes back in the pointer, as glibc keeps both in one union */
+		union
+		{
+			char	   *string;
+			unsigned int word;
+		}			nrules;
+
+		nrules.string = locale == NULL ? nl_langinfo(_NL_COLLATE_NRULES) :
+			nl_langinfo_l(_NL_COLLATE_NRULES, locale->info.lt);
+		return nrules.word == 0;
+	}
+#else
+	(void) locale;
+#endif
+	return false;
+}
 
 /*
  * Whether a sort column is text (or varchar, or a domain over either)
@@ -63,58 +172,49 @@ BitonicLibcTextInit(const BitonicSortColumn *col, BitonicLibcText *lt)
 	return true;
 }
 
-/* strcoll of two records' strings, ties broken by strcmp (varstr_cmp's rule). */
-static int
-collate(const TextRecord *x, const TextRecord *y, const BitonicLibcText *lt)
-{
-	char		buf1[SHORT_STRING];
-	char		buf2[SHORT_STRING];
-	const char *s1 = x->data;
-	const char *s2 = y->data;
-	int			r;
-
-	if (x->len < SHORT_STRING)
-	{
-		memcpy(buf1, x->data, x->len);
-		buf1[x->len] = '\0';
-		s1 = buf1;
-	}
-	if (y->len < SHORT_STRING)
-	{
-		memcpy(buf2, y->data, y->len);
-		buf2[y->len] = '\0';
-		s2 = buf2;
-	}
-#ifdef HAVE_LOCALE_T
-	r = lt->locale ? strcoll_l(s1, s2, lt->locale) : strcoll(s1, s2);
-#else
-	r = strcoll(s1, s2);
-#endif
-	return r != 0 ? r : strcmp(s1, s2);
-}
-
-/* Comparator on worker threads: the column's order, then the item. */
+/*
+ * Comparator on worker threads: the column's order (varstr_cmp's: equal
+ * bytes, else strcoll, a tie broken by strcmp), then the item.
+ */
 static int
 compare_records(const void *a, const void *b, void *arg)
 {
 	const TextRecord *x = (const TextRecord *) a;
 	const TextRecord *y = (const TextRecord *) b;
-	const BitonicLibcText *lt = (const BitonicLibcText *) arg;
-	int			r = 0;
+	const TextSortJob *job = (const TextSortJob *) arg;
+	const char *s1 = arena_string(&job->arena, x->ref);
+	const char *s2 = arena_string(&job->arena, y->ref);
+	int			bytes = strcmp(s1, s2);
+	int			r;
 
-	if (x->len != y->len || memcmp(x->data, y->data, x->len) != 0)
-		r = collate(x, y, lt);
-	if (r == 0)
+	if (bytes == 0)
 		return (x->item > y->item) - (x->item < y->item);
-	return lt->descending ? (r < 0) - (r > 0) : (r > 0) - (r < 0);
+#ifdef HAVE_LOCALE_T
+	r = job->lt->locale ? strcoll_l(s1, s2, job->lt->locale) : strcoll(s1, s2);
+#else
+	r = strcoll(s1, s2);
+#endif
+	if (r == 0)
+		r = bytes;
+	return job->lt->descending ? (r < 0) - (r > 0) : (r > 0) - (r < 0);
+}
+
+/* Prefetch hint on worker threads: the string a record names. */
+static void
+prefetch_record(const void *a, void *arg)
+{
+	const TextSortJob *job = (const TextSortJob *) arg;
+
+	__builtin_prefetch(arena_string(&job->arena, ((const TextRecord *) a)->ref));
 }
 
 /*
  * Sort items order[0..n) (none NULL in `column`) by that column and then
  * item; starts_run, when given, marks each item whose string differs from
- * the one before it.
+ * the one before it.  False, with order untouched, when the strings are
+ * more than the arena can name (8 GB and more).
  */
-void
+bool
 BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 					BitonicFetchFn fetch, void *arg, int column, bool *starts_run)
 {
@@ -123,9 +223,11 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	const bs_hooks *hooks = BitonicCoreHooks();
 	TextRecord *records = hooks->alloc(Max(n, 1) * sizeof(TextRecord), hooks->arg);
+	TextSortJob job = {lt, {palloc(ARENA_MAX_BLOCKS * sizeof(char *)), 0, 0, 0}};
+	bool		fits = true;
 	bs_status	status;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && fits; i++)
 	{
 		Datum		value;
 		bool		isnull;
@@ -134,28 +236,34 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 		fetch(arg, order[i], column, &value, &isnull);
 		Assert(!isnull);
 		v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
-		records[i].data = VARDATA_ANY(v);
-		records[i].len = VARSIZE_ANY_EXHDR(v);
+		fits = arena_copy(&job.arena, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v), &records[i].ref,
+						  hooks);
 		records[i].item = order[i];
-		if (records[i].len >= SHORT_STRING)
-			records[i].data = pnstrdup(records[i].data, records[i].len);
+		if ((Pointer) v != DatumGetPointer(value))
+			pfree(v);
 		if ((i & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	status = bs_merge_sort(records, n, sizeof(TextRecord), compare_records,
-						   (void *) lt, bitonic_sort_cpu_threads, hooks);
-	if (status != BS_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory while sorting")));
-	for (size_t i = 0; i < n; i++)
+	if (fits)
 	{
-		order[i] = records[i].item;
-		if (starts_run != NULL)
-			starts_run[i] = i == 0 || records[i].len != records[i - 1].len ||
-				memcmp(records[i].data, records[i - 1].data, records[i].len) != 0;
+		status = bs_merge_sort(records, n, sizeof(TextRecord), compare_records,
+							   prefetch_record, &job, bitonic_sort_cpu_threads, hooks);
+		if (status != BS_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory while sorting")));
+		for (size_t i = 0; i < n; i++)
+		{
+			order[i] = records[i].item;
+			if (starts_run != NULL)
+				starts_run[i] = i == 0 ||
+					strcmp(arena_string(&job.arena, records[i].ref),
+						   arena_string(&job.arena, records[i - 1].ref)) != 0;
+		}
 	}
 	hooks->free(records, hooks->arg);
+	arena_free(&job.arena, hooks);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+	return fits;
 }

@@ -105,11 +105,11 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 	else
 	{
 		prepare_ssup(&ms->abbrev, &columns[0], true, here);
-		ms->kind = abbrev_is_integer(&ms->abbrev) ?
+		/* text in byte order is keyed by its prefix, whatever the abbreviation */
+		ms->text_prefix = BitonicIsTextOrder(columns[0].typid, columns[0].sortop) &&
+			BitonicCollationSortsBytes(columns[0].collation);
+		ms->kind = ms->text_prefix || abbrev_is_integer(&ms->abbrev) ?
 			BITONIC_KIND_ABBREV : BITONIC_KIND_CONSTANT;
-		ms->text_prefix = ms->kind == BITONIC_KIND_ABBREV &&
-			BitonicIsTextOrder(columns[0].typid, columns[0].sortop) &&
-			OidIsValid(columns[0].collation) && lc_collate_is_c(columns[0].collation);
 		if (ms->kind == BITONIC_KIND_CONSTANT)
 			(void) BitonicLibcTextInit(&columns[0], &ms->libc_text);
 	}
@@ -177,18 +177,28 @@ grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsi
 		repalloc_huge(array, *cap * elsize);
 }
 
+/*
+ * Whether this sort's pairs are 8 bytes (pairs32): a 32-bit exact key, or
+ * the constant key, which no sort reads.
+ */
+static inline bool
+narrow_pairs(const BitonicMultiSort *ms)
+{
+	return ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_CONSTANT;
+}
+
 /* Bytes of one pair of this sort. */
 static size_t
 pair_size(const BitonicMultiSort *ms)
 {
-	return ms->kind == BITONIC_KIND_EXACT32 ? sizeof(bs_pair32) : sizeof(bs_pair64);
+	return narrow_pairs(ms) ? sizeof(bs_pair32) : sizeof(bs_pair64);
 }
 
 /* The pair array of this sort, whichever shape its pairs have. */
 static inline void *
 pairs_memory(const BitonicMultiSort *ms)
 {
-	return ms->kind == BITONIC_KIND_EXACT32 ? (void *) ms->pairs32 : (void *) ms->pairs64;
+	return narrow_pairs(ms) ? (void *) ms->pairs32 : (void *) ms->pairs64;
 }
 
 /* Make room for `total` pairs in all, in a new aligned array that keeps the pairs so far. */
@@ -207,7 +217,7 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 	if (ms->pairs_region)
 		BitonicRegionFree(ms->pairs_region);
 	ms->pairs_region = region;
-	if (ms->kind == BITONIC_KIND_EXACT32)
+	if (narrow_pairs(ms))
 		ms->pairs32 = pairs;
 	else
 		ms->pairs64 = pairs;
@@ -238,7 +248,7 @@ add_keyed(BitonicMultiSort *ms, const uint32 *items, const uint64 *keys,
 	{
 		if (isnull[i])
 			ms->nulls[ms->nnulls++] = items[i];
-		else if (ms->kind == BITONIC_KIND_EXACT32)
+		else if (narrow_pairs(ms))
 			ms->pairs32[ms->npairs++] = bs_pack32((uint32) (keys[i] ^ flip), items[i]);
 		else
 		{
@@ -381,9 +391,31 @@ tie_compare(const void *a, const void *b, void *arg)
 
 static void sort_run(uint32 *order, size_t len, TieContext *tc);
 
+/* Sort the items order[0..len) with qsort and the full comparators. */
+static void
+sort_run_compared(uint32 *order, size_t len, TieContext *tc)
+{
+	if (len > tc->items_cap)
+	{
+		tc->items_cap = Max(len, 64);
+		if (tc->items)
+			pfree(tc->items);
+		tc->items = MemoryContextAllocHuge(tc->ms->cxt, tc->items_cap * sizeof(TieItem));
+	}
+	for (size_t i = 0; i < len; i++)
+	{
+		tc->items[i].item = order[i];
+		tc->fetch(tc->arg, order[i], tc->first_column, &tc->items[i].value, &tc->items[i].isnull);
+	}
+	qsort_interruptible(tc->items, len, sizeof(TieItem), tie_compare, tc);
+	for (size_t i = 0; i < len; i++)
+		order[i] = tc->items[i].item;
+}
+
 /*
  * A run ordered by libc-collated text in the first column: sorted by it on
- * threads, then each group of equal strings by the other columns.
+ * threads, then each group of equal strings by the other columns (with
+ * qsort alone where the strings are too many for the threaded sort).
  */
 static void
 sort_run_libc_text(uint32 *order, size_t len, TieContext *tc)
@@ -391,7 +423,13 @@ sort_run_libc_text(uint32 *order, size_t len, TieContext *tc)
 	bool	   *starts = tc->ms->ncolumns > 1 ?
 		MemoryContextAllocHuge(tc->ms->cxt, len * sizeof(bool)) : NULL;
 
-	BitonicLibcTextSort(&tc->ms->libc_text, order, len, tc->fetch, tc->arg, 0, starts);
+	if (!BitonicLibcTextSort(&tc->ms->libc_text, order, len, tc->fetch, tc->arg, 0, starts))
+	{
+		if (starts)
+			pfree(starts);
+		sort_run_compared(order, len, tc);
+		return;
+	}
 	if (starts == NULL)
 		return;
 	tc->first_column = 1;
@@ -414,39 +452,23 @@ static void
 sort_run(uint32 *order, size_t len, TieContext *tc)
 {
 	if (tc->first_column == 0 && tc->ms->libc_text.usable && len >= LIBC_TEXT_THREADED_MIN)
-	{
 		sort_run_libc_text(order, len, tc);
-		return;
-	}
-	if (len > tc->items_cap)
-	{
-		tc->items_cap = Max(len, 64);
-		if (tc->items)
-			pfree(tc->items);
-		tc->items = MemoryContextAllocHuge(tc->ms->cxt, tc->items_cap * sizeof(TieItem));
-	}
-	for (size_t i = 0; i < len; i++)
-	{
-		tc->items[i].item = order[i];
-		tc->fetch(tc->arg, order[i], tc->first_column, &tc->items[i].value, &tc->items[i].isnull);
-	}
-	qsort_interruptible(tc->items, len, sizeof(TieItem), tie_compare, tc);
-	for (size_t i = 0; i < len; i++)
-		order[i] = tc->items[i].item;
+	else
+		sort_run_compared(order, len, tc);
 }
 
 /* Key of pair i of the sorted pairs. */
 static inline uint64
 pair_key(const BitonicMultiSort *ms, size_t i)
 {
-	return ms->kind == BITONIC_KIND_EXACT32 ? bs_key32(ms->pairs32[i]) : ms->pairs64[i].key;
+	return narrow_pairs(ms) ? bs_key32(ms->pairs32[i]) : ms->pairs64[i].key;
 }
 
 /* Pointer of pair i of the sorted pairs. */
 static inline uint32
 pair_ptr(const BitonicMultiSort *ms, size_t i)
 {
-	return ms->kind == BITONIC_KIND_EXACT32 ? bs_ptr32(ms->pairs32[i]) : ms->pairs64[i].ptr;
+	return narrow_pairs(ms) ? bs_ptr32(ms->pairs32[i]) : ms->pairs64[i].ptr;
 }
 
 /*

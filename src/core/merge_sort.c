@@ -17,6 +17,8 @@
 #define CHUNK_RECORDS ((size_t) 1 << 15)
 /* Output records per merge task. */
 #define SEGMENT_RECORDS ((size_t) 1 << 16)
+/* How many records ahead of each run's head a merge hints. */
+#define PREFETCH_AHEAD 16
 
 /* One sort: arrays, record layout, comparator and the merge round under way. */
 typedef struct merge_job
@@ -26,6 +28,7 @@ typedef struct merge_job
 	size_t		n;
 	size_t		size;
 	bs_record_cmp cmp;
+	bs_record_prefetch prefetch;	/* may be NULL */
 	void	   *arg;
 	size_t		width;			/* length of the runs merged this round */
 } merge_job;
@@ -73,6 +76,16 @@ corank(const merge_job *job, size_t k, char *a, size_t m, char *b, size_t nb)
 	return lo;
 }
 
+/* Hint records [from, to) of a run, those before its end len. */
+static inline void
+hint(const merge_job *job, char *run, size_t from, size_t to, size_t len)
+{
+	if (job->prefetch == NULL)
+		return;
+	for (size_t k = from; k < to && k < len; k++)
+		job->prefetch(record(job, run, k), job->arg);
+}
+
 /* Merge output segments [b, e) of this round from data into scratch. */
 static void
 merge_segments(void *vjob, size_t b, size_t e)
@@ -92,14 +105,22 @@ merge_segments(void *vjob, size_t b, size_t e)
 		size_t		i = corank(job, o0 - base, a, m, bb, nb);
 		size_t		j = o0 - base - i;
 
+		hint(job, a, i, i + PREFETCH_AHEAD, m);
+		hint(job, bb, j, j + PREFETCH_AHEAD, nb);
 		for (size_t o = o0; o < o1; o++)
 		{
 			char	   *src;
 
 			if (j >= nb || (i < m && job->cmp(record(job, a, i), record(job, bb, j), job->arg) < 0))
+			{
 				src = record(job, a, i++);
+				hint(job, a, i + PREFETCH_AHEAD - 1, i + PREFETCH_AHEAD, m);
+			}
 			else
+			{
 				src = record(job, bb, j++);
+				hint(job, bb, j + PREFETCH_AHEAD - 1, j + PREFETCH_AHEAD, nb);
+			}
 			memcpy(record(job, job->scratch, o), src, job->size);
 		}
 	}
@@ -107,10 +128,10 @@ merge_segments(void *vjob, size_t b, size_t e)
 
 /* Sort n records (see merge_sort.h). */
 bs_status
-bs_merge_sort(void *records, size_t n, size_t size, bs_record_cmp cmp, void *arg,
-			  int threads, const bs_hooks *hooks)
+bs_merge_sort(void *records, size_t n, size_t size, bs_record_cmp cmp,
+			  bs_record_prefetch prefetch, void *arg, int threads, const bs_hooks *hooks)
 {
-	merge_job	job = {records, NULL, n, size, cmp, arg, 0};
+	merge_job	job = {records, NULL, n, size, cmp, prefetch, arg, 0};
 	size_t		nchunks = (n + CHUNK_RECORDS - 1) / CHUNK_RECORDS;
 
 	if (n < 2 || size == 0)
