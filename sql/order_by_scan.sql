@@ -130,9 +130,17 @@ CREATE FUNCTION bs_ties(keys text, tbl text DEFAULT 'obs') RETURNS text LANGUAGE
 DECLARE
   a int[];
   b int[];
+  used bool := false;
+  line text;
 BEGIN
   PERFORM set_config('bitonic_sort.enable', 'on', true);
   PERFORM set_config('enable_sort', 'off', true);
+  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT id FROM %I ORDER BY %s', tbl, keys) LOOP
+    used := used OR line LIKE '%Custom Scan (BitonicSort)%';
+  END LOOP;
+  IF NOT used THEN
+    RETURN 'BitonicSort not used';
+  END IF;
   EXECUTE format('SELECT array_agg(id) FROM (SELECT id FROM %I ORDER BY %s) x', tbl, keys) INTO a;
   PERFORM set_config('bitonic_sort.enable', 'off', true);
   PERFORM set_config('enable_sort', 'on', true);
@@ -444,6 +452,44 @@ SELECT bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS e
 SET bitonic_sort.cpu_threads = 1;
 SELECT bs_digest_compare('SELECT * FROM words ORDER BY t COLLATE bs_en, i') AS en_one_thread;
 RESET bitonic_sort.cpu_threads;
+-- the strings' copies fill several 4 MB blocks; strings over 1 MB (stored
+-- compressed: each is expanded, copied and freed) take blocks of their own
+CREATE TABLE long_words AS
+  SELECT i, CASE WHEN i % 1500 = 0 THEN repeat(md5(i::text) || 'É', 50000 + i)
+    ELSE (ARRAY['É', 'e', 'a b', 'ab', 'ä'])[1 + i % 5] || repeat(md5((i % 3000)::text), 40) END AS t
+  FROM generate_series(1, 6000) i;
+SELECT count(*) FILTER (WHERE length(t) > 1000000) AS over_1mb, sum(octet_length(t)) > 3 * 4194304 AS over_3_blocks
+  FROM long_words;
+SET work_mem = '256MB';
+SET enable_sort = off;
+SELECT * FROM bs_explain('SELECT i FROM long_words ORDER BY t COLLATE bs_en, i', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+  WHERE bs_explain ~ 'Spilled|Comparison Sort';
+RESET enable_sort;
+SELECT bs_digest_compare('SELECT i, md5(t) FROM long_words ORDER BY t COLLATE bs_en, i') AS en_blocks,
+       bs_digest_compare('SELECT i, md5(t) FROM long_words ORDER BY t COLLATE bs_en DESC, i DESC') AS en_blocks_desc;
+RESET work_mem;
+-- a database whose own collation has collation rules (en_US.utf8): its text
+-- is sorted by strcoll under the database's locale, not by its bytes
+SELECT current_database() AS bs_home \gset
+CREATE DATABASE bs_en_db TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'en_US.utf8' LC_CTYPE 'en_US.utf8';
+\c bs_en_db
+CREATE EXTENSION bitonic_sort;
+SET bitonic_sort.min_rows = 0;
+CREATE TABLE w AS
+  SELECT i, (ARRAY['É', 'e', 'E', 'a b', 'ab', 'A-b', '', 'z', 'Ö', 'o', 'ä', 'Å'])[1 + i % 12] ||
+    substr(md5(i::text), 1, i % 3) AS t
+  FROM generate_series(1, 20000) i;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT * FROM w ORDER BY t DESC, i;
+SELECT md5(string_agg(i::text, ',')) AS ours FROM (SELECT i FROM w ORDER BY t DESC, i) s \gset
+SET bitonic_sort.enable = off;
+RESET enable_sort;
+SELECT md5(string_agg(i::text, ',')) = :'ours' AS en_database_same_as_native,
+       md5(string_agg(i::text, ',')) <> (SELECT md5(string_agg(i::text, ',')) FROM (SELECT i FROM w ORDER BY t COLLATE "C" DESC, i) c) AS not_byte_order
+  FROM (SELECT i FROM w ORDER BY t DESC, i) s;
+\c :bs_home
+DROP DATABASE bs_en_db;
+SET bitonic_sort.min_rows = 0;
 -- rescans with a changed parameter: each sort of 50K wide rows fills large
 -- blocks (the background prefaulter starts again after each reset)
 SELECT bs_digest_compare($q$SELECT g.k, s.* FROM generate_series(0, 2) g(k), LATERAL (SELECT * FROM wide WHERE k % 3 = g.k ORDER BY t, id OFFSET 0) s$q$) AS rescanned_large_sorts;

@@ -111,6 +111,7 @@ typedef struct BitonicLibcText
 struct BitonicSortColumn;
 extern bool BitonicLibcTextInit(const struct BitonicSortColumn *col, BitonicLibcText *lt);
 extern bool BitonicCollationSortsBytes(Oid collation);
+extern size_t BitonicLibcTextCopyBytes(Datum value);
 
 /* multikey.c */
 
@@ -157,6 +158,7 @@ typedef struct BitonicMultiSort
 	bs_pair64  *pairs64;		/* EXACT64, ABBREV */
 	BitonicRegion *pairs_region;	/* the pairs' allocation (16-byte aligned) */
 	size_t		npairs;
+	size_t		text_bytes;		/* CONSTANT, libc text: what the strings' copies will take */
 	size_t		pairs_cap;
 	uint32	   *nulls;			/* items whose first column is NULL, in order */
 	size_t		nnulls;

@@ -20,6 +20,7 @@
 #include <langinfo.h>
 #endif
 
+#include "access/detoast.h"
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "core/merge_sort.h"
@@ -32,9 +33,13 @@
 /*
  * A copy's place: block number in the high bits, offset in the block in
  * 2-byte units in the low ones.  Copies start at even offsets below 4 MB,
- * so 2048 blocks of 4 MB or more (8 GB of text and up) can be named.
+ * so 2048 blocks can be named: shared blocks of 4 MB, and a block of its
+ * own for each string over 1 MB (a shared block then wastes less than 1 MB
+ * at its end).  That is 2 GB of text at the least (strings just over
+ * 1 MB), over 6 GB of short strings; beyond, the caller sorts another way.
  */
 #define ARENA_BLOCK_BYTES ((size_t) 4 << 20)
+#define ARENA_OWN_BLOCK_BYTES ((size_t) 1 << 20)
 #define ARENA_OFFSET_BITS 21
 #define ARENA_MAX_BLOCKS ((size_t) 1 << (32 - ARENA_OFFSET_BITS))
 
@@ -45,13 +50,13 @@ typedef struct TextRecord
 	uint32		item;
 } TextRecord;
 
-/* The strings' copies: the blocks so far and the room left in the newest. */
+/* The strings' copies: the blocks so far, and the shared block being filled. */
 typedef struct TextArena
 {
 	char	  **blocks;
 	size_t		nblocks;
-	size_t		used;			/* bytes used in the newest block */
-	size_t		size;			/* bytes of the newest block */
+	size_t		shared;			/* block number of the shared block being filled */
+	size_t		used;			/* bytes used in it (ARENA_BLOCK_BYTES: none yet) */
 } TextArena;
 
 /* What the comparator needs: the column's order and the arena. */
@@ -69,6 +74,16 @@ arena_string(const TextArena *arena, uint32 ref)
 		(size_t) (ref & (((uint32) 1 << ARENA_OFFSET_BITS) - 1)) * 2;
 }
 
+/* A new block of size bytes; its number, or -1 when no more can be named. */
+static int
+arena_new_block(TextArena *arena, size_t size, const bs_hooks *hooks)
+{
+	if (arena->nblocks == ARENA_MAX_BLOCKS)
+		return -1;
+	arena->blocks[arena->nblocks] = hooks->alloc(size, hooks->arg);
+	return (int) arena->nblocks++;
+}
+
 /*
  * Copy len bytes at src into the arena, NUL-terminated; *ref names the copy.
  * False when the arena has named all the blocks it can.
@@ -78,23 +93,40 @@ arena_copy(TextArena *arena, const char *src, uint32 len, uint32 *ref,
 		   const bs_hooks *hooks)
 {
 	size_t		need = ((size_t) len + 2) & ~(size_t) 1;	/* with the NUL, even */
+	size_t		offset = 0;
+	int			block;
 	char	   *dst;
 
-	if (arena->nblocks == 0 || arena->used >= ARENA_BLOCK_BYTES ||
-		arena->size - arena->used < need)
+	if (need > ARENA_OWN_BLOCK_BYTES)
+		block = arena_new_block(arena, need, hooks);
+	else
 	{
-		if (arena->nblocks == ARENA_MAX_BLOCKS)
-			return false;
-		arena->size = Max(ARENA_BLOCK_BYTES, need);
-		arena->blocks[arena->nblocks++] = hooks->alloc(arena->size, hooks->arg);
-		arena->used = 0;
+		if (ARENA_BLOCK_BYTES - arena->used < need)
+		{
+			block = arena_new_block(arena, ARENA_BLOCK_BYTES, hooks);
+			if (block < 0)
+				return false;
+			arena->shared = (size_t) block;
+			arena->used = 0;
+		}
+		block = (int) arena->shared;
+		offset = arena->used;
+		arena->used += need;
 	}
-	dst = arena->blocks[arena->nblocks - 1] + arena->used;
+	if (block < 0)
+		return false;
+	dst = arena->blocks[block] + offset;
 	memcpy(dst, src, len);
 	dst[len] = '\0';
-	*ref = (uint32) ((arena->nblocks - 1) << ARENA_OFFSET_BITS) | (uint32) (arena->used / 2);
-	arena->used += need;
+	*ref = ((uint32) block << ARENA_OFFSET_BITS) | (uint32) (offset / 2);
 	return true;
+}
+
+/* Bytes a non-NULL text value's copy will take in the arena (its NUL and evening up included). */
+size_t
+BitonicLibcTextCopyBytes(Datum value)
+{
+	return toast_raw_datum_size(value) - VARHDRSZ + 2;
 }
 
 /* Free the arena's blocks. */
@@ -212,7 +244,7 @@ prefetch_record(const void *a, void *arg)
  * Sort items order[0..n) (none NULL in `column`) by that column and then
  * item; starts_run, when given, marks each item whose string differs from
  * the one before it.  False, with order untouched, when the strings are
- * more than the arena can name (8 GB and more).
+ * more than the arena can name (at the least 2 GB of them).
  */
 bool
 BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
@@ -223,7 +255,7 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	const bs_hooks *hooks = BitonicCoreHooks();
 	TextRecord *records = hooks->alloc(Max(n, 1) * sizeof(TextRecord), hooks->arg);
-	TextSortJob job = {lt, {palloc(ARENA_MAX_BLOCKS * sizeof(char *)), 0, 0, 0}};
+	TextSortJob job = {lt, {palloc(ARENA_MAX_BLOCKS * sizeof(char *)), 0, 0, ARENA_BLOCK_BYTES}};
 	bool		fits = true;
 	bs_status	status;
 

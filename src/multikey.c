@@ -292,6 +292,9 @@ BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 				break;
 			case BITONIC_KIND_CONSTANT:
 				memset(keys, 0, len * sizeof(uint64));
+				for (size_t i = 0; i < len && ms->libc_text.usable; i++)
+					if (!isnull[done + i])
+						ms->text_bytes += BitonicLibcTextCopyBytes(values[done + i]);
 				break;
 		}
 		add_keyed(ms, items + done, keys, isnull + done, len);
@@ -327,18 +330,29 @@ order_in_pairs(const BitonicMultiSort *ms)
 }
 
 /*
+ * What the tie pass will take where the whole input is one run (no usable
+ * key): its run buffers (the libc text sort's records and their merge
+ * scratch are as large), and the libc text sort's copies of the strings.
+ */
+static size_t
+foreseen_tie_bytes(const BitonicMultiSort *ms)
+{
+	if (ms->kind != BITONIC_KIND_CONSTANT)
+		return 0;
+	return ms->npairs * (sizeof(TieItem) + sizeof(uint32)) + ms->text_bytes;
+}
+
+/*
  * Bytes held by the arrays, plus what the run will add: the order where it
- * needs an array of its own, and the tie pass's run buffers where the whole
- * input is one run (no usable key).
+ * needs an array of its own, and foreseen_tie_bytes.
  */
 size_t
 BitonicMultiSortBytes(const BitonicMultiSort *ms)
 {
-	size_t		run = ms->kind == BITONIC_KIND_CONSTANT ?
-		ms->npairs * (sizeof(TieItem) + sizeof(uint32)) : 0;
 	size_t		order = order_in_pairs(ms) ? 0 : (ms->npairs + ms->nnulls) * sizeof(uint32);
 
-	return ms->pairs_cap * pair_size(ms) + ms->nulls_cap * sizeof(uint32) + order + run;
+	return ms->pairs_cap * pair_size(ms) + ms->nulls_cap * sizeof(uint32) + order +
+		foreseen_tie_bytes(ms);
 }
 
 /* Forget the items so the sort can be filled again; release frees the arrays. */
@@ -347,6 +361,7 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 {
 	ms->npairs = 0;
 	ms->nnulls = 0;
+	ms->text_bytes = 0;
 	if (!release)
 		return;
 	if (ms->pairs_region)
@@ -616,6 +631,8 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
 	bool		ties = !exact || ms->ncolumns > 1;
 	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0, NULL, 0};
+	size_t		foreseen = foreseen_tie_bytes(ms);
+	size_t		tie_bytes;
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -654,10 +671,9 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 		pfree(tc.items);
 	if (tc.run)
 		pfree(tc.run);
-	/* the sorters' scratch, and the tie pass's buffers (foreseen by BitonicMultiSortBytes only for CONSTANT) */
-	ms->scratch_bytes = BitonicCorePeak();
-	if (ms->kind != BITONIC_KIND_CONSTANT)
-		ms->scratch_bytes += tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem);
+	/* the sorters' scratch and the tie pass's buffers, beyond what BitonicMultiSortBytes foresaw */
+	tie_bytes = BitonicCorePeak() + tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem);
+	ms->scratch_bytes = tie_bytes > foreseen ? tie_bytes - foreseen : 0;
 	ms->tie_ms = BitonicMsSince(t0);
 	return order;
 }

@@ -3,7 +3,8 @@
  * behind libc-collated text): the same array as qsort for every
  * distribution, size around the chunk and segment boundaries, thread count
  * and record size; the interrupt hook runs on long sorts; the prefetch
- * hint is given records of the array only, and is given in merges.
+ * hint is never given a record past the end of the array (a sentinel
+ * follows it), and is given in merges.
  */
 #include <stdbool.h>
 
@@ -88,7 +89,7 @@ check_pairs(size_t n, gen_dist dist, int threads, uint64_t seed, bool hinted)
 	int			ok;
 
 	gen_pairs64(a, n, dist, seed);
-	a[n] = (bs_pair64) {0, UINT32_MAX, 0};
+	a[n] = (bs_pair64) {.ptr = UINT32_MAX, .pad = 0, .key = 0};
 	memcpy(r, a, n * sizeof(bs_pair64));
 	qsort(r, n, sizeof(bs_pair64), ref_cmp64);
 	ok = bs_merge_sort(a, n, sizeof(bs_pair64), cmp_pairs, hinted ? hint_pair : NULL, &calls,
