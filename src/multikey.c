@@ -488,7 +488,7 @@ pair_ptr(const BitonicMultiSort *ms, size_t i)
 
 /*
  * Whether the pair key of one first-column value is cheap to compute on its
- * own (an exact key, or "C" text's prefix): then BitonicMultiSortKeyOf may
+ * own (an exact key, or the prefix of text in byte order): then BitonicMultiSortKeyOf may
  * be called for each row as it arrives.
  */
 bool
