@@ -149,7 +149,7 @@ typedef struct BitonicMultiSort
 	SortSupport ssup;			/* full comparators, one per column */
 	SortSupportData abbrev;		/* first column's abbreviation, for ABBREV */
 	BitonicLibcText libc_text;	/* first column, for CONSTANT */
-	bool		text_prefix;	/* ABBREV: text in byte order ("C", C.UTF-8), keyed by BitonicTextPrefixKey */
+	bool		text_prefix;	/* ABBREV: text in byte order, keyed by BitonicTextPrefixKey */
 	BitonicKeyKind kind;
 	Oid			first_type;
 	bool		descending;		/* first column */

@@ -311,8 +311,9 @@ BitonicIsTextOrder(Oid typid, Oid sortop)
 
 /*
  * Key of a text value in a collation of byte order ("C", C.UTF-8): its
- * first 8 bytes, big-endian, zero-padded (the order of PostgreSQL's abbreviated key for "C", without
- * its cardinality estimate); equal keys need the full comparison.
+ * first 8 bytes, big-endian, zero-padded (the order of PostgreSQL's
+ * abbreviated key for "C", without its cardinality estimate); equal keys
+ * need the full comparison.
  */
 uint64
 BitonicTextPrefixKey(Datum value)

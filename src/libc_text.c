@@ -84,6 +84,13 @@ arena_new_block(TextArena *arena, size_t size, const bs_hooks *hooks)
 	return (int) arena->nblocks++;
 }
 
+/* Bytes the copy of a string of len bytes takes: its NUL, evened up. */
+static inline size_t
+arena_need(size_t len)
+{
+	return (len + 2) & ~(size_t) 1;
+}
+
 /*
  * Copy len bytes at src into the arena, NUL-terminated; *ref names the copy.
  * False when the arena has named all the blocks it can.
@@ -92,29 +99,27 @@ static bool
 arena_copy(TextArena *arena, const char *src, uint32 len, uint32 *ref,
 		   const bs_hooks *hooks)
 {
-	size_t		need = ((size_t) len + 2) & ~(size_t) 1;	/* with the NUL, even */
+	size_t		need = arena_need(len);
 	size_t		offset = 0;
 	int			block;
 	char	   *dst;
 
 	if (need > ARENA_OWN_BLOCK_BYTES)
 		block = arena_new_block(arena, need, hooks);
-	else
-	{
-		if (ARENA_BLOCK_BYTES - arena->used < need)
-		{
-			block = arena_new_block(arena, ARENA_BLOCK_BYTES, hooks);
-			if (block < 0)
-				return false;
-			arena->shared = (size_t) block;
-			arena->used = 0;
-		}
+	else if (ARENA_BLOCK_BYTES - arena->used >= need)
 		block = (int) arena->shared;
-		offset = arena->used;
-		arena->used += need;
+	else if ((block = arena_new_block(arena, ARENA_BLOCK_BYTES, hooks)) >= 0)
+	{
+		arena->shared = (size_t) block;
+		arena->used = 0;
 	}
 	if (block < 0)
 		return false;
+	if (need <= ARENA_OWN_BLOCK_BYTES)
+	{
+		offset = arena->used;
+		arena->used += need;
+	}
 	dst = arena->blocks[block] + offset;
 	memcpy(dst, src, len);
 	dst[len] = '\0';
@@ -122,11 +127,11 @@ arena_copy(TextArena *arena, const char *src, uint32 len, uint32 *ref,
 	return true;
 }
 
-/* Bytes a non-NULL text value's copy will take in the arena (its NUL and evening up included). */
+/* Bytes a non-NULL text value's copy will take in the arena. */
 size_t
 BitonicLibcTextCopyBytes(Datum value)
 {
-	return toast_raw_datum_size(value) - VARHDRSZ + 2;
+	return arena_need(toast_raw_datum_size(value) - VARHDRSZ);
 }
 
 /* Free the arena's blocks. */
@@ -139,6 +144,26 @@ arena_free(TextArena *arena, const bs_hooks *hooks)
 }
 
 /*
+ * Whether a collation other than "C" is a deterministic libc one; *lt is its
+ * locale, 0 for the database's (strcoll's global LC_COLLATE).
+ */
+static bool
+libc_locale(Oid collation, locale_t *lt)
+{
+	pg_locale_t locale = pg_newlocale_from_collation(collation);
+
+	if (locale != NULL && (locale->provider != COLLPROVIDER_LIBC || !locale->deterministic))
+		return false;
+#ifdef HAVE_LOCALE_T
+	*lt = locale != NULL ? locale->info.lt : (locale_t) 0;
+	return true;
+#else
+	*lt = 0;
+	return locale == NULL;
+#endif
+}
+
+/*
  * Whether text in this collation sorts in byte order: "C" and "POSIX", and,
  * under glibc, a deterministic libc collation whose locale has no collation
  * rules (C.UTF-8, say), for which glibc's strcoll is strcmp.  PostgreSQL's
@@ -148,16 +173,14 @@ arena_free(TextArena *arena, const bs_hooks *hooks)
 bool
 BitonicCollationSortsBytes(Oid collation)
 {
-	pg_locale_t locale;
-
 	if (!OidIsValid(collation))
 		return false;
 	if (lc_collate_is_c(collation))
 		return true;
 #if defined(__GLIBC__) && defined(HAVE_LOCALE_T)
-	locale = pg_newlocale_from_collation(collation);
-	if (locale == NULL || (locale->provider == COLLPROVIDER_LIBC && locale->deterministic))
 	{
+		locale_t	lt;
+
 		/* a word item comes back in the pointer, as glibc keeps both in one union */
 		union
 		{
@@ -165,12 +188,12 @@ BitonicCollationSortsBytes(Oid collation)
 			unsigned int word;
 		}			nrules;
 
-		nrules.string = locale == NULL ? nl_langinfo(_NL_COLLATE_NRULES) :
-			nl_langinfo_l(_NL_COLLATE_NRULES, locale->info.lt);
+		if (!libc_locale(collation, &lt))
+			return false;
+		nrules.string = lt ? nl_langinfo_l(_NL_COLLATE_NRULES, lt) :
+			nl_langinfo(_NL_COLLATE_NRULES);
 		return nrules.word == 0;
 	}
-#else
-	(void) locale;
 #endif
 	return false;
 }
@@ -184,21 +207,11 @@ bool
 BitonicLibcTextInit(const BitonicSortColumn *col, BitonicLibcText *lt)
 {
 	TypeCacheEntry *tc = lookup_type_cache(TEXTOID, TYPECACHE_GT_OPR);
-	pg_locale_t locale;
 
 	memset(lt, 0, sizeof(BitonicLibcText));
 	if (!BitonicIsTextOrder(col->typid, col->sortop) || !OidIsValid(col->collation) ||
-		lc_collate_is_c(col->collation))
+		lc_collate_is_c(col->collation) || !libc_locale(col->collation, &lt->locale))
 		return false;
-	locale = pg_newlocale_from_collation(col->collation);
-	if (locale != NULL && (locale->provider != COLLPROVIDER_LIBC || !locale->deterministic))
-		return false;
-#ifdef HAVE_LOCALE_T
-	lt->locale = locale != NULL ? locale->info.lt : (locale_t) 0;
-#else
-	if (locale != NULL)
-		return false;
-#endif
 	lt->descending = col->sortop == tc->gt_opr;
 	lt->usable = true;
 	return true;

@@ -3,8 +3,9 @@
  * key/pointer pairs.
  *
  * The first column becomes the pairs' normalised key: an exact key for the
- * fixed-width types of keys.c, else the SortSupport abbreviated key where its
- * comparator is a plain integer comparison, else a constant.  NULLs of the
+ * fixed-width types of keys.c, the first 8 bytes of text in byte order
+ * ("C", C.UTF-8), else the SortSupport abbreviated key where its comparator
+ * is a plain integer comparison, else a constant.  NULLs of the
  * first column are split off in input order.  After the pair sort, a tie
  * pass re-sorts every run of equal keys (and the NULL group) with the full
  * comparators of all columns, the item number breaking the last tie, so the
@@ -488,8 +489,8 @@ pair_ptr(const BitonicMultiSort *ms, size_t i)
 
 /*
  * Whether the pair key of one first-column value is cheap to compute on its
- * own (an exact key, or the prefix of text in byte order): then BitonicMultiSortKeyOf may
- * be called for each row as it arrives.
+ * own (an exact key, or the prefix of text in byte order): then
+ * BitonicMultiSortKeyOf may be called for each row as it arrives.
  */
 bool
 BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms)

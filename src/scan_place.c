@@ -16,9 +16,9 @@
  * an input whose keys drift still finds ranges that fit it.  A stream keeps
  * its chunks across cuts: a chunk only ever holds rows of one range of one
  * cut.  Only a first column whose key is cheap to compute for one row (an
- * exact key, the prefix of text in byte order) is placed: the key decides the row's stream
- * before the row is stored, and is computed again for the pairs with the
- * rest of its batch.  Equal keys share a range and a stream's locators grow
+ * exact key, the prefix of text in byte order) is placed: the key decides
+ * the row's stream before the row is stored, and is computed again for the
+ * pairs with the rest of its batch.  Equal keys share a range and a stream's locators grow
  * with input order, so ties stay in input order.
  */
 #include "scan.h"

@@ -7,8 +7,8 @@
  * merged in rounds, each merge cut into independent output segments by a
  * co-rank search; a merge hints each run's record some way ahead, so what
  * a comparison reads through a record is fetched before it is needed (it
- * misses the cache in the late, wide rounds).  The hooks' interrupt check runs on the calling thread
- * between batches.  The comparator must be a total order (break ties by a
+ * misses the cache in the late, wide rounds).  The hooks' interrupt check
+ * runs on the calling thread between batches.  The comparator must be a total order (break ties by a
  * unique field): the result is then the one sorted order.
  */
 #ifndef BS_MERGE_SORT_H
