@@ -19,7 +19,9 @@ CORE_OBJS = \
 	src/core/key_ranges.o \
 	src/core/merge_sort.o \
 	src/core/parallel.o \
+	src/core/part_sort.o \
 	src/core/prefault.o \
+	src/core/worker.o \
 	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \
 	src/core/sort_dispatch.o
@@ -29,6 +31,7 @@ OBJS = \
 	src/guc.o \
 	src/keys.o \
 	src/sort_run.o \
+	src/sort_parts.o \
 	src/large_alloc.o \
 	src/array_sort.o \
 	src/info.o \
@@ -41,6 +44,7 @@ OBJS = \
 	src/scan_explain.o \
 	src/scan_slot.o \
 	src/scan_place.o \
+	src/scan_ingest.o \
 	$(CORE_OBJS)
 
 REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential

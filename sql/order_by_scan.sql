@@ -418,6 +418,37 @@ SELECT bs_digest_compare('SELECT * FROM placed ORDER BY f8 NULLS FIRST, id') AS 
        bs_digest_compare('SELECT * FROM placed ORDER BY t COLLATE "C" DESC, id') AS c_text_desc;
 SELECT bs_cursor_compare('SELECT id, k8 FROM placed ORDER BY k8 DESC, id') AS placed_cursor;
 SELECT bs_compare($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM placed WHERE id <> g ORDER BY k8 DESC, id) s) FROM generate_series(0, 2) g$q$) AS placed_rescan;
+-- with two threads the rows are placed on a worker thread from the first
+-- cut on (scan_ingest.c): a row too large to stage (over 64 kB) is placed
+-- by the backend between staged ones
+SET bitonic_sort.cpu_threads = 2;
+SET enable_sort = off;
+SELECT * FROM bs_key_ranges($q$SELECT id, k8, pad, CASE WHEN id % 40000 = 0 THEN repeat(md5(id::text), 2500) END AS big FROM placed ORDER BY k8 DESC, id$q$);
+RESET enable_sort;
+SELECT bs_digest_compare($q$SELECT id, k8, pad, CASE WHEN id % 40000 = 0 THEN repeat(md5(id::text), 2500) END AS big FROM placed ORDER BY k8 DESC, id$q$) AS placed_large_rows;
+-- an exact single key of 256k pairs or more, read front to back, is sorted
+-- in parts on a worker while the first parts' rows are emitted
+-- (sort_parts.c); not with a second key, nor for a scroll cursor
+SET enable_sort = off;
+SELECT * FROM bs_explain('SELECT id FROM placed ORDER BY k8', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+  WHERE bs_explain ~ 'Sort Parts';
+SELECT count(*) AS parts_with_second_key FROM bs_explain('SELECT id FROM placed ORDER BY k8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+  WHERE bs_explain ~ 'Sort Parts';
+RESET enable_sort;
+SELECT bs_ties('k8 NULLS FIRST', 'placed') AS parts_nulls_first,
+       bs_ties('k8 DESC', 'placed') AS parts_desc,
+       bs_ties('f8 DESC NULLS LAST', 'placed') AS parts_float8;
+SELECT bs_cursor_compare('SELECT f8 FROM placed ORDER BY f8') AS parts_not_for_scroll_cursor;
+-- a cancel while the worker places rows or sorts parts joins it before the
+-- memory goes, and the next sort runs
+SET work_mem = '2GB';
+SET enable_sort = off;
+SET statement_timeout = '300ms';
+SELECT count(*) FROM (SELECT p.*, g FROM placed p, generate_series(1, 12) g ORDER BY p.k8) s;
+RESET statement_timeout;
+SELECT count(*) AS after_cancel FROM (SELECT * FROM placed ORDER BY k8) s;
+RESET enable_sort;
+RESET bitonic_sort.cpu_threads;
 SET work_mem = '20MB';
 SET enable_sort = off;
 SELECT * FROM bs_explain('SELECT * FROM placed ORDER BY k8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')

@@ -167,6 +167,9 @@ typedef struct BitonicMultiSort
 	size_t		order_bytes;	/* memory behind the order the last run returned */
 	double		sort_ms;		/* time in the pair sort of the last run */
 	double		tie_ms;			/* time in the tie pass of the last run */
+	bool		order_read_forward;	/* the caller reads the order front to back only */
+	struct BitonicParts *parts; /* the last run's sort in parts (sort_parts.c), or NULL */
+	uint32		sort_parts;		/* parts the last run sorted in, 0 for none */
 } BitonicMultiSort;
 
 extern void BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
@@ -178,6 +181,9 @@ extern void BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 									 size_t n);
 extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
 								Datum value, bool isnull);
+extern void BitonicMultiSortMakeRoom(BitonicMultiSort *ms, size_t n);
+extern void BitonicMultiSortPutKeyed(BitonicMultiSort *ms, const uint32 *items,
+									 const uint64 *keys, const bool *isnull, size_t n);
 extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);
 extern bool BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms);
 extern uint64 BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value);
@@ -193,5 +199,10 @@ extern bool BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t
 								BitonicFetchFn fetch, void *arg, int column,
 								bool *starts_run);
 extern double BitonicMsSince(instr_time t0);
+
+/* sort_parts.c */
+extern bool BitonicPartsWanted(const BitonicMultiSort *ms);
+extern size_t BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order);
+extern size_t BitonicMultiSortReady(BitonicMultiSort *ms, size_t want);
 
 #endif							/* BITONIC_SORT_H */

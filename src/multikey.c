@@ -234,32 +234,51 @@ BitonicMultiSortReserve(BitonicMultiSort *ms, size_t n)
 	reserve_pairs(ms, Min(n, BS_MAX_PAIRS));
 }
 
-/* Pack the keys of one batch; NULL items go to the NULL list. */
-static void
-add_keyed(BitonicMultiSort *ms, const uint32 *items, const uint64 *keys,
-		  const bool *isnull, size_t n)
+/*
+ * Room for n more items, so that the next n BitonicMultiSortPutKeyed calls
+ * allocate nothing.
+ */
+void
+BitonicMultiSortMakeRoom(BitonicMultiSort *ms, size_t n)
 {
-	uint64		flip = ms->descending ? UINT64_MAX : 0;
-
 	reserve_pairs(ms, ms->npairs + n);
 	if (ms->nnulls + n > ms->nulls_cap)
 		ms->nulls = grow_array(ms->cxt, ms->nulls, &ms->nulls_cap,
 							   ms->nnulls + n, sizeof(uint32));
+}
+
+/*
+ * Add n items (numbers increasing across calls) whose pair keys
+ * BitonicMultiSortKeyOf computed, or NULLs; after BitonicMultiSortMakeRoom,
+ * so it calls nothing of PostgreSQL's and may run on a worker thread.  The
+ * counts are written once, at the end.
+ */
+void
+BitonicMultiSortPutKeyed(BitonicMultiSort *ms, const uint32 *items, const uint64 *keys,
+						 const bool *isnull, size_t n)
+{
+	size_t		npairs = ms->npairs;
+	size_t		nnulls = ms->nnulls;
+	bool		narrow = narrow_pairs(ms);
+
+	Assert(npairs + n <= ms->pairs_cap && nnulls + n <= ms->nulls_cap);
 	for (size_t i = 0; i < n; i++)
 	{
 		if (isnull[i])
-			ms->nulls[ms->nnulls++] = items[i];
-		else if (narrow_pairs(ms))
-			ms->pairs32[ms->npairs++] = bs_pack32((uint32) (keys[i] ^ flip), items[i]);
+			ms->nulls[nnulls++] = items[i];
+		else if (narrow)
+			ms->pairs32[npairs++] = bs_pack32((uint32) keys[i], items[i]);
 		else
 		{
-			bs_pair64  *p = &ms->pairs64[ms->npairs++];
+			bs_pair64  *p = &ms->pairs64[npairs++];
 
-			p->key = keys[i] ^ flip;
+			p->key = keys[i];
 			p->ptr = items[i];
 			p->pad = 0;
 		}
 	}
+	ms->npairs = npairs;
+	ms->nnulls = nnulls;
 }
 
 /*
@@ -272,6 +291,7 @@ BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 						 const Datum *values, const bool *isnull, size_t n)
 {
 	uint64		keys[256];
+	uint64		flip = ms->descending ? UINT64_MAX : 0;
 
 	for (size_t done = 0; done < n;)
 	{
@@ -298,7 +318,10 @@ BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 						ms->text_bytes += BitonicLibcTextCopyBytes(values[done + i]);
 				break;
 		}
-		add_keyed(ms, items + done, keys, isnull + done, len);
+		for (size_t i = 0; i < len; i++)
+			keys[i] ^= flip;
+		BitonicMultiSortMakeRoom(ms, len);
+		BitonicMultiSortPutKeyed(ms, items + done, keys, isnull + done, len);
 		done += len;
 	}
 }
@@ -634,15 +657,23 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0, NULL, 0};
 	size_t		foreseen = foreseen_tie_bytes(ms);
 	size_t		tie_bytes;
+	size_t		split_bytes = 0;
+	bool		in_parts = !ties && in_pairs && BitonicPartsWanted(ms);
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicCoreResetPeak();
+	ms->sort_parts = 0;
 	order = in_pairs ? (uint32 *) pairs_memory(ms) :
 		MemoryContextAllocHuge(ms->cxt, Max(nitems, 1) * sizeof(uint32));
-	sort_pairs(ms);
-	if (!ties)
-		pairs_to_order(ms, order, &tc, false);
+	if (in_parts)
+		split_bytes = BitonicPartsBegin(ms, order);	/* the pairs' order is written as it is sorted */
+	else
+	{
+		sort_pairs(ms);
+		if (!ties)
+			pairs_to_order(ms, order, &tc, false);
+	}
 	ms->sort_ms = BitonicMsSince(t0);
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -658,7 +689,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 		ms->pairs_region = NULL;
 		ms->pairs_cap = 0;
 	}
-	if (ms->nulls_first && ms->nnulls > 0)
+	if (ms->nulls_first && ms->nnulls > 0 && !in_parts)
 		memmove(order + ms->nnulls, order, ms->npairs * sizeof(uint32));
 	nullpart = order + (ms->nulls_first ? 0 : ms->npairs);
 	memcpy(nullpart, ms->nulls, ms->nnulls * sizeof(uint32));
@@ -673,7 +704,8 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	if (tc.run)
 		pfree(tc.run);
 	/* the sorters' scratch and the tie pass's buffers, beyond what BitonicMultiSortBytes foresaw */
-	tie_bytes = BitonicCorePeak() + tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem);
+	tie_bytes = BitonicCorePeak() + tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem) +
+		split_bytes;
 	ms->scratch_bytes = tie_bytes > foreseen ? tie_bytes - foreseen : 0;
 	ms->tie_ms = BitonicMsSince(t0);
 	return order;

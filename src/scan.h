@@ -111,6 +111,18 @@ BitonicStoreGet(const BitonicTupleStore *store, uint32 locator)
 							<< BITONIC_UNIT_SHIFT));
 }
 
+/* How a slot's row is copied into the store as a minimal tuple (scan_store.c). */
+typedef struct BitonicRowSource
+{
+	const char *bytes;			/* the row's bytes; NULL: a virtual slot's, formed on write */
+	size_t		len;			/* bytes of the minimal tuple */
+	bool		should_free;	/* bytes were allocated for the copy */
+	bool		hasnull;		/* virtual slot: a NULL among its values */
+	size_t		hoff;			/* virtual slot: offset of the values */
+} BitonicRowSource;
+
+struct BitonicIngest;
+
 /* Rows whose first-column values are read and keyed together. */
 #define BITONIC_INGEST_BATCH 256
 
@@ -132,6 +144,7 @@ typedef struct BitonicScanState
 	int			nbatch;
 	uint32	   *order;			/* locators in ORDER BY order, once sorted */
 	size_t		order_bytes;	/* memory the order takes (it may be the pairs' own) */
+	size_t		order_ready;	/* order[0, order_ready) is final (BitonicMultiSortReady) */
 	size_t		ntuples;
 	int64		pos;			/* index of the last row returned; -1 before the first */
 	int64		mark;
@@ -142,6 +155,8 @@ typedef struct BitonicScanState
 	struct bs_key_ranges *ranges;	/* the ranges and their look-up table */
 	size_t		next_cut;		/* rows read when the ranges are cut next */
 	size_t		cut_from;		/* first pair whose key the next cut samples */
+	struct BitonicIngest *ingest;	/* placement on a worker thread, or NULL (scan_ingest.c) */
+	size_t		mem_limit;		/* bytes the rows may take before the node spills */
 
 	/* spill */
 	Tuplesortstate *tuplesort;
@@ -151,6 +166,7 @@ typedef struct BitonicScanState
 	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
 	uint32		placed_ranges;	/* key ranges rows were placed in, at most */
 	uint32		range_cuts;		/* times the ranges were cut, in all runs */
+	uint32		sort_parts;		/* parts the pairs were sorted in, at most */
 	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
 	double		tie_ms;
@@ -164,6 +180,15 @@ extern void BitonicScanKeysFromPrivate(List *custom_private, BitonicScanKeys *ke
 
 /* scan_exec.c */
 extern Node *BitonicScanCreateState(CustomScan *cscan);
+extern size_t BitonicScanHeldBytes(BitonicScanState *state);
+
+/* scan_ingest.c */
+extern void BitonicIngestStart(BitonicScanState *state);
+extern size_t BitonicIngestBytes(const BitonicScanState *state);
+extern bool BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot);
+extern void BitonicIngestDrain(BitonicScanState *state);
+extern void BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts);
+extern void BitonicIngestStop(BitonicScanState *state);
 
 /* scan_place.c */
 extern void BitonicPlacePlan(BitonicScanState *state, double expected_bytes);
@@ -188,6 +213,12 @@ extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
 extern void BitonicStoreSealStreams(BitonicTupleStore *store);
 extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream,
 							uint32 *locator);
+extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const MinimalTuple row,
+							  bool may_grow, uint32 *locator);
+extern void BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src);
+extern void BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src,
+							MinimalTuple row);
+extern void BitonicRowClose(BitonicRowSource *src);
 extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,
 									 BitonicStoreIter *iter);
 

@@ -100,6 +100,8 @@ init_multisort(BitonicScanState *state)
 		columns[i].nulls_first = state->keys.nulls_first[i];
 	}
 	BitonicMultiSortInit(&state->ms, state->keys.nkeys, columns, state->cxt);
+	/* forward-only reads may take the order while it is still being sorted */
+	state->ms.order_read_forward = !state->random_access;
 }
 
 /* BeginCustomScan: start the child, the slot and the memory context. */
@@ -126,14 +128,14 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * Bytes the node holds now (tuple store, pairs) and will need to sort them
- * (the order).
+ * Bytes the node holds now (tuple store, pairs, staging buffers) and will
+ * need to sort them (the order); not while the worker places rows.
  */
-static size_t
-held_bytes(BitonicScanState *state)
+size_t
+BitonicScanHeldBytes(BitonicScanState *state)
 {
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
-		BitonicMultiSortBytes(&state->ms) + state->order_bytes;
+		BitonicMultiSortBytes(&state->ms) + state->order_bytes + BitonicIngestBytes(state);
 }
 
 /* Attribute attno of the stored row with this locator (only that one is deformed). */
@@ -162,28 +164,56 @@ key_batch(BitonicScanState *state)
 }
 
 /*
+ * Cut the key ranges once the rows read have reached the next cut; the
+ * first cut starts the worker that places rows from then on, where a
+ * second thread is allowed.
+ */
+static void
+cut_when_due(BitonicScanState *state)
+{
+	if (state->place_ranges == 0 || state->ntuples < state->next_cut)
+		return;
+	if (state->ingest != NULL)
+	{
+		BitonicIngestDrain(state);
+		if (state->tuplesort != NULL)
+			return;				/* the drain spilled */
+	}
+	BitonicPlaceCut(state);
+	state->placed_ranges = Max(state->placed_ranges, state->nranges);
+	if (state->nranges > 0 && state->ingest == NULL && bitonic_sort_cpu_threads > 1)
+		BitonicIngestStart(state);
+}
+
+/*
  * Add one child row to the store and its batch, keying the batch when it is
- * full; false when the store cannot take the row.
+ * full, or hand it to the worker's placement; false when the store cannot
+ * take the row.  The row may go to tuplesort instead when the placement
+ * spills.
  */
 static bool
 add_row(BitonicScanState *state, TupleTableSlot *slot)
 {
-	int			stream = state->nranges > 0 ?
-		BitonicPlaceStream(state, slot) : BITONIC_STORE_IN_ORDER;
+	int			stream;
 
+	if (state->ingest != NULL)
+	{
+		if (!BitonicIngestRow(state, slot))
+			return false;
+		if (state->tuplesort == NULL)
+			cut_when_due(state);
+		return true;
+	}
+	stream = state->nranges > 0 ? BitonicPlaceStream(state, slot) : BITONIC_STORE_IN_ORDER;
 	if (!BitonicStoreAdd(&state->store, slot, stream, &state->batch[state->nbatch]))
 		return false;
 	state->ntuples++;
 	if (++state->nbatch == BITONIC_INGEST_BATCH)
 	{
 		key_batch(state);
-		state->peak_bytes = Max(state->peak_bytes, held_bytes(state));
+		state->peak_bytes = Max(state->peak_bytes, BitonicScanHeldBytes(state));
 		/* rows are placed by key range once the first rows' keys are in */
-		if (state->place_ranges > 0 && state->ntuples >= state->next_cut)
-		{
-			BitonicPlaceCut(state);
-			state->placed_ranges = Max(state->placed_ranges, state->nranges);
-		}
+		cut_when_due(state);
 	}
 	return true;
 }
@@ -206,12 +236,13 @@ sort_in_memory(BitonicScanState *state)
 	BitonicStoreFinish(&state->store);
 	key_batch(state);
 	/* while sorting: the store, the pairs and the order (BitonicMultiSortBytes) */
-	sorting = held_bytes(state);
+	sorting = BitonicScanHeldBytes(state);
 	state->peak_bytes = Max(state->peak_bytes, sorting);
 	state->order = BitonicMultiSortRun(&state->ms, fetch_column, state);
 	/* and the sorters' scratch memory */
 	state->peak_bytes = Max(state->peak_bytes, sorting + state->ms.scratch_bytes);
 	state->sort_ms += state->ms.sort_ms;
+	state->sort_parts = Max(state->sort_parts, state->ms.sort_parts);
 	state->tie_ms += state->ms.tie_ms;
 	BitonicMultiSortReset(&state->ms, true);
 	state->order_bytes = state->ms.order_bytes;
@@ -237,7 +268,7 @@ load_and_sort(BitonicScanState *state)
 {
 	PlanState  *child = linitial(state->css.custom_ps);
 	Plan	   *plan = state->css.ss.ps.plan;
-	size_t		limit = (size_t) work_mem * 1024;
+	size_t		limit = state->mem_limit = (size_t) work_mem * 1024;
 	double		expected_bytes = plan->plan_rows * ROW_BYTES_ESTIMATE(child->plan->plan_width);
 	double		child_ms = input_ms(child);
 	void	   *pairs;
@@ -276,9 +307,14 @@ load_and_sort(BitonicScanState *state)
 			BitonicScanSpill(state);
 			tuplesort_puttupleslot(state->tuplesort, slot);
 		}
-		else if (state->nbatch == 0 && held_bytes(state) > limit)
+		else if (state->ingest == NULL && state->tuplesort == NULL && state->nbatch == 0 &&
+				 BitonicScanHeldBytes(state) > limit)
 			BitonicScanSpill(state);
 	}
+	/* the worker places what is staged and stops (a spill may end it first) */
+	if (state->ingest != NULL)
+		BitonicIngestDrain(state);
+	BitonicIngestStop(state);
 	state->key_ms += BitonicMsSince(t0) - (input_ms(child) - child_ms);
 
 	INSTR_TIME_SET_CURRENT(t1);
@@ -313,7 +349,9 @@ next_sorted_row(BitonicScanState *state, bool forward)
 		return ExecClearTuple(state->slot);
 	}
 	state->pos = next;
-	if (forward && next + EMIT_PREFETCH < n)
+	if ((size_t) next >= state->order_ready)
+		state->order_ready = BitonicMultiSortReady(&state->ms, (size_t) next + 1);
+	if (forward && next + EMIT_PREFETCH < n && (size_t) (next + EMIT_PREFETCH) < state->order_ready)
 		__builtin_prefetch(BitonicStoreGet(&state->store, state->order[next + EMIT_PREFETCH]));
 	else if (!forward && next >= EMIT_PREFETCH)
 		__builtin_prefetch(BitonicStoreGet(&state->store, state->order[next - EMIT_PREFETCH]));
@@ -356,6 +394,7 @@ exec_bitonic_scan(CustomScanState *node)
 void
 BitonicScanForgetRows(BitonicScanState *state)
 {
+	BitonicIngestStop(state);
 	if (state->tuplesort != NULL)
 		tuplesort_end(state->tuplesort);
 	state->tuplesort = NULL;
@@ -368,6 +407,7 @@ BitonicScanForgetRows(BitonicScanState *state)
 	BitonicStoreForget(&state->store);
 	state->order = NULL;
 	state->order_bytes = 0;
+	state->order_ready = 0;
 	state->place_ranges = 0;
 	state->nranges = 0;
 	state->ranges = NULL;

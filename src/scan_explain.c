@@ -125,6 +125,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Key Ranges", NULL, state->placed_ranges, es);
 		ExplainPropertyInteger("Key Range Cuts", NULL, state->range_cuts, es);
 	}
+	/* the order handed out while its later parts were sorted (sort_parts.c) */
+	if (state->sort_parts > 0)
+		ExplainPropertyInteger("Sort Parts", NULL, state->sort_parts, es);
 	show_spill(state, es);
 	if (!es->timing)
 		return;

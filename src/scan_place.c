@@ -28,7 +28,7 @@
 #include "executor/tuptable.h"
 
 /* Bytes of rows a key range should hold, and the fewest ranges worth placing. */
-#define RANGE_BYTES ((size_t) 8 * 1024 * 1024)
+#define RANGE_BYTES ((size_t) 2 * 1024 * 1024)
 #define MIN_RANGES 16
 
 /* Keys sampled per range at each cut, and the growth of the rows read between cuts. */

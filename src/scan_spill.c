@@ -8,7 +8,10 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 
-/* Move the rows held in memory into a new tuplesort and free them. */
+/*
+ * Move the rows held in memory (stored, or staged for the worker,
+ * scan_ingest.c) into a new tuplesort and free them.
+ */
 void
 BitonicScanSpill(BitonicScanState *state)
 {
@@ -22,6 +25,9 @@ BitonicScanSpill(BitonicScanState *state)
 							  keys->attnos, keys->sortops, keys->collations,
 							  keys->nulls_first, work_mem, NULL,
 							  state->random_access ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
+	/* the worker is stopped before the store is read */
+	if (state->ingest != NULL)
+		BitonicIngestHandOver(state, ts);
 	BitonicStoreSealStreams(&state->store);
 	while ((mt = BitonicStoreNext(&state->store, &iter)) != NULL)
 	{

@@ -276,18 +276,22 @@ mark_unused(BitonicStoreBlock *block, size_t offset, size_t end)
 
 /*
  * Give the stream a new chunk of room for at least need bytes, cut from the
- * newest block or a new one; false when the locators are used up.
+ * newest block or, when may_grow, a new one; false when that block is full
+ * and !may_grow (nothing changes then), or when the locators are used up.
  */
 static bool
-open_chunk(BitonicTupleStore *store, BitonicStoreStream *stream, size_t need)
+open_chunk(BitonicTupleStore *store, BitonicStoreStream *stream, size_t need, bool may_grow)
 {
 	size_t		size = TYPEALIGN(CHUNK_ALIGN, Max(stream->chunk, need));
 	BitonicStoreBlock *block = store->nblocks > 0 ? &store->blocks[store->nblocks - 1] : NULL;
 	size_t		start = block != NULL ? TYPEALIGN(CHUNK_ALIGN, block->used) : 0;
+	bool		new_block = block == NULL || start + size > block->size;
 
+	if (new_block && !may_grow)
+		return false;
 	if (stream->next < stream->end)
 		mark_unused(&store->blocks[stream->block], stream->next, stream->end);
-	if (block == NULL || start + size > block->size)
+	if (new_block)
 	{
 		if (!open_block(store, size, true))
 			return false;
@@ -306,7 +310,8 @@ open_chunk(BitonicTupleStore *store, BitonicStoreStream *stream, size_t need)
 
 /*
  * Room for a row of len bytes (MAXALIGNed) in the stream's chunk, opening a
- * chunk when it is full; NULL when the locators are used up.  Sets *locator.
+ * chunk when it is full (and a block only when may_grow); NULL when that
+ * cannot be done.  Sets *locator.
  * The stream's next two cache lines are fetched for writing: rows go to many
  * streams in turn, which the hardware's prefetcher does not follow, and a
  * row written to a line not in cache stalls the ingest loop (at 10M rows,
@@ -314,13 +319,13 @@ open_chunk(BitonicTupleStore *store, BitonicStoreStream *stream, size_t need)
  */
 static MinimalTuple
 reserve_in_stream(BitonicTupleStore *store, BitonicStoreStream *stream, size_t len,
-				  uint32 *locator)
+				  bool may_grow, uint32 *locator)
 {
 	size_t		size = MAXALIGN(len);
 	BitonicStoreBlock *block;
 	MinimalTuple row;
 
-	if (stream->end - stream->next < size && !open_chunk(store, stream, size))
+	if (stream->end - stream->next < size && !open_chunk(store, stream, size, may_grow))
 		return NULL;
 	block = &store->blocks[stream->block];
 	row = (MinimalTuple) (block->base + stream->next);
@@ -356,38 +361,73 @@ reserve(BitonicTupleStore *store, int stream, size_t len, uint32 *locator)
 	Assert(stream < (int) store->nstreams);
 	if (stream == BITONIC_STORE_IN_ORDER)
 		return reserve_row(store, len, locator);
-	return reserve_in_stream(store, &store->streams[stream], len, locator);
+	return reserve_in_stream(store, &store->streams[stream], len, true, locator);
 }
 
 /*
- * Form a virtual slot's row as a minimal tuple straight into the store (what
- * heap_form_minimal_tuple does, without its palloc and the copy after it).
+ * Get ready to copy the slot's row as a minimal tuple: its length, and
+ * where its bytes are (a heap tuple straight from its buffer: one copy, no
+ * palloc); a virtual slot's row is formed by BitonicRowWrite, without the
+ * palloc and copy of heap_form_minimal_tuple.
  */
-static bool
-add_virtual_row(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint32 *locator)
+void
+BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src)
+{
+	memset(src, 0, sizeof(BitonicRowSource));
+	if (TTS_IS_VIRTUAL(slot))
+	{
+		TupleDesc	tupdesc = slot->tts_tupleDescriptor;
+		int			natts = tupdesc->natts;
+
+		slot_getallattrs(slot);
+		for (int i = 0; i < natts && !src->hasnull; i++)
+			src->hasnull = slot->tts_isnull[i];
+		src->hoff = MAXALIGN(SizeofMinimalTupleHeader + (src->hasnull ? BITMAPLEN(natts) : 0));
+		src->len = src->hoff + heap_compute_data_size(tupdesc, slot->tts_values, slot->tts_isnull);
+	}
+	else if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
+	{
+		HeapTuple	ht = ExecFetchSlotHeapTuple(slot, false, &src->should_free);
+
+		src->bytes = (const char *) ht->t_data + MINIMAL_TUPLE_OFFSET;
+		src->len = ht->t_len - MINIMAL_TUPLE_OFFSET;
+		Assert(!src->should_free);
+	}
+	else
+	{
+		MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &src->should_free);
+
+		src->bytes = (const char *) mt;
+		src->len = mt->t_len;
+	}
+}
+
+/* Write the slot's row, as BitonicRowOpen found it, to row (src->len bytes). */
+void
+BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src, MinimalTuple row)
 {
 	TupleDesc	tupdesc = slot->tts_tupleDescriptor;
-	int			natts = tupdesc->natts;
-	bool		hasnull = false;
-	size_t		hoff;
-	size_t		data_len;
-	MinimalTuple row;
 
-	slot_getallattrs(slot);
-	for (int i = 0; i < natts && !hasnull; i++)
-		hasnull = slot->tts_isnull[i];
-	hoff = MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(natts) : 0));
-	data_len = heap_compute_data_size(tupdesc, slot->tts_values, slot->tts_isnull);
-	row = reserve(store, stream, hoff + data_len, locator);
-	if (row == NULL)
-		return false;
-	memset(row, 0, hoff + data_len);	/* the padding between values too */
-	row->t_len = (uint32) (hoff + data_len);
-	HeapTupleHeaderSetNatts(row, natts);
-	row->t_hoff = (uint8) (hoff + MINIMAL_TUPLE_OFFSET);
-	heap_fill_tuple(tupdesc, slot->tts_values, slot->tts_isnull, (char *) row + hoff,
-					data_len, &row->t_infomask, hasnull ? row->t_bits : NULL);
-	return true;
+	if (src->bytes != NULL)
+	{
+		memcpy(row, src->bytes, src->len);
+		row->t_len = (uint32) src->len;
+		return;
+	}
+	memset(row, 0, src->len);	/* the padding between values too */
+	row->t_len = (uint32) src->len;
+	HeapTupleHeaderSetNatts(row, tupdesc->natts);
+	row->t_hoff = (uint8) (src->hoff + MINIMAL_TUPLE_OFFSET);
+	heap_fill_tuple(tupdesc, slot->tts_values, slot->tts_isnull, (char *) row + src->hoff,
+					src->len - src->hoff, &row->t_infomask, src->hasnull ? row->t_bits : NULL);
+}
+
+/* Free what BitonicRowOpen may have allocated. */
+void
+BitonicRowClose(BitonicRowSource *src)
+{
+	if (src->should_free)
+		pfree((void *) src->bytes);
 }
 
 /*
@@ -398,39 +438,36 @@ add_virtual_row(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint
 bool
 BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint32 *locator)
 {
-	bool		should_free;
-	const char *src;
-	size_t		len;
+	BitonicRowSource src;
 	MinimalTuple copy;
 
-	if (TTS_IS_VIRTUAL(slot))
-		return add_virtual_row(store, slot, stream, locator);
-	/* a heap tuple is copied straight from its buffer: one copy, no palloc */
-	if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
-	{
-		HeapTuple	ht = ExecFetchSlotHeapTuple(slot, false, &should_free);
-
-		src = (const char *) ht->t_data + MINIMAL_TUPLE_OFFSET;
-		len = ht->t_len - MINIMAL_TUPLE_OFFSET;
-		Assert(!should_free);
-	}
-	else
-	{
-		MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &should_free);
-
-		src = (const char *) mt;
-		len = mt->t_len;
-	}
-
-	copy = reserve(store, stream, len, locator);
+	BitonicRowOpen(slot, &src);
+	copy = reserve(store, stream, src.len, locator);
 	if (copy != NULL)
-	{
-		memcpy(copy, src, len);
-		copy->t_len = (uint32) len;
-	}
-	if (should_free)
-		pfree((void *) src);
+		BitonicRowWrite(slot, &src, copy);
+	BitonicRowClose(&src);
 	return copy != NULL;
+}
+
+/*
+ * Copy a row already formed (a staged one, scan_ingest.c) into the stream
+ * and set *locator; false when the stream's chunk is full and a new one
+ * would need a new block while !may_grow (a worker thread may place rows,
+ * but only the backend allocates), or when the locators are used up.
+ * Calls nothing of PostgreSQL's unless may_grow.
+ */
+bool
+BitonicStorePlace(BitonicTupleStore *store, int stream, const MinimalTuple row,
+				  bool may_grow, uint32 *locator)
+{
+	MinimalTuple copy;
+
+	Assert(stream >= 0 && stream < (int) store->nstreams);
+	copy = reserve_in_stream(store, &store->streams[stream], row->t_len, may_grow, locator);
+	if (copy == NULL)
+		return false;
+	memcpy(copy, row, row->t_len);
+	return true;
 }
 
 /*

@@ -1,0 +1,381 @@
+/*
+ * scan_ingest.c — rows placed by key range on a worker thread: the backend
+ * reads the input and keys each row, the other core stores it.
+ *
+ * Once the key ranges are cut (scan_place.c) and bitonic_sort.cpu_threads
+ * allows a second thread, the backend no longer stores a row itself: it
+ * computes the row's pair key (BitonicMultiSortKeyOf, once per row) and
+ * copies the row, behind that key, into a staging buffer of 256 kB, which
+ * the caches hold.  A full buffer goes to the worker, which finds each row's
+ * key range, copies the row into its stream's chunk and adds its pair, while
+ * the backend fills the other buffer.  The backend's share of a row is then
+ * the scan, one attribute and a copy to cache; the range look-up and the
+ * copy to a stream, a cache miss each, run on the other core.
+ *
+ * The worker calls nothing of PostgreSQL's: the backend makes room for the
+ * buffer's pairs before it hands the buffer over, and a row whose stream
+ * needs a new block (an allocation) stops the worker; the backend places
+ * that row and the rest of the buffer itself when it next waits for the
+ * worker.  The backend waits for the worker before it touches the store or
+ * the pairs in any other way: before each hand-over, before the ranges are
+ * cut again, before a spill and after the last row.
+ *
+ * Rows reach the store in input order, as without the worker: a buffer is
+ * placed only once the one before it is, so a stream's locators still grow
+ * with input order and ties stay in input order.
+ *
+ * The buffers and the stop callback live in a child of the node's context:
+ * a reset or an error deletes the child, which stops the worker, before the
+ * parent's memory (the store's blocks, the pairs) goes.
+ */
+#include "scan.h"
+
+#include "core/key_ranges.h"
+#include "core/worker.h"
+
+#include "executor/tuptable.h"
+#include "utils/memutils.h"
+
+/* Bytes of a staging buffer; a row that would take more than a quarter is placed at once. */
+#define STAGE_BYTES ((size_t) 256 * 1024)
+#define STAGE_ROW_MAX (STAGE_BYTES / 4)
+/* How far ahead of the row it writes the backend prefetches a buffer's lines. */
+#define STAGE_PREFETCH 1024
+
+/* What precedes each staged row (a minimal tuple, MAXALIGNed) in a buffer. */
+typedef struct StagedRow
+{
+	uint64		key;			/* its pair key, 0 when isnull */
+	uint32		isnull;			/* its first sort column is NULL */
+	uint32		pad;
+} StagedRow;
+
+/*
+ * A staging buffer: rows [placed, used) are still to be stored.  One cache
+ * line each: the worker writes one while the backend fills the other.
+ */
+typedef struct StageBuffer
+{
+	char	   *data;
+	size_t		used;
+	size_t		placed;
+	size_t		nrows;			/* rows staged in all */
+} pg_attribute_aligned(64) StageBuffer;
+
+/* Placement on a worker thread, while the node reads its input. */
+typedef struct BitonicIngest
+{
+	BitonicScanState *state;
+	MemoryContext cxt;			/* child of the node's context: this and the buffers */
+	bs_worker	worker;
+	StageBuffer buffers[2];
+	int			filling;		/* the buffer the backend fills */
+	bool		handed;			/* the other one was handed to the worker */
+	MemoryContextCallback stop_guard;
+} BitonicIngest;
+
+/* Reset callback of the ingest's context: the worker must not outlive the memory. */
+static void
+stop_worker(void *arg)
+{
+	BitonicIngest *ingest = (BitonicIngest *) arg;
+
+	bs_worker_stop(&ingest->worker);
+}
+
+/* Rows whose pairs the worker adds together (it writes the pairs' counts once for them). */
+#define PLACE_BATCH 64
+
+/*
+ * Store the buffer's rows from buf->placed on, each in its key range's
+ * stream, and add their pairs; false when a row's stream needs a new block
+ * and !may_grow, or when the store can name no more rows.  Runs on the
+ * worker (!may_grow: nothing of PostgreSQL's) or on the backend.  What the
+ * backend reads while the worker runs (the node's state, the sort's
+ * settings) is only read here, and the buffer's progress is written back
+ * once: a line both cores write would go back and forth for every row.
+ */
+static bool
+place_rows(BitonicScanState *state, StageBuffer *buf, bool may_grow)
+{
+	const bs_key_ranges *ranges = state->ranges;
+	int			null_stream = (int) state->nranges;
+	size_t		placed = buf->placed;
+	size_t		used = buf->used;
+	uint32		items[PLACE_BATCH];
+	uint64		keys[PLACE_BATCH];
+	bool		isnull[PLACE_BATCH];
+	int			n = 0;
+	bool		ok = true;
+
+	while (placed < used)
+	{
+		StagedRow  *staged = (StagedRow *) (buf->data + placed);
+		MinimalTuple row = (MinimalTuple) (staged + 1);
+		int			stream = staged->isnull ? null_stream :
+			(int) bs_key_range(ranges, staged->key);
+
+		if (!BitonicStorePlace(&state->store, stream, row, may_grow, &items[n]))
+		{
+			ok = false;
+			break;
+		}
+		keys[n] = staged->key;
+		isnull[n] = staged->isnull;
+		placed += sizeof(StagedRow) + MAXALIGN(row->t_len);
+		if (++n == PLACE_BATCH)
+		{
+			BitonicMultiSortPutKeyed(&state->ms, items, keys, isnull, n);
+			n = 0;
+		}
+	}
+	BitonicMultiSortPutKeyed(&state->ms, items, keys, isnull, n);
+	buf->placed = placed;
+	return ok;
+}
+
+/* Worker job: place the handed buffer as far as no allocation is needed. */
+static void
+place_job(void *arg)
+{
+	BitonicIngest *ingest = (BitonicIngest *) arg;
+
+	(void) place_rows(ingest->state, &ingest->buffers[1 - ingest->filling], false);
+}
+
+/*
+ * Start placing rows on a worker thread (the key ranges are cut); nothing
+ * happens when the thread cannot start.
+ */
+void
+BitonicIngestStart(BitonicScanState *state)
+{
+	MemoryContext cxt = AllocSetContextCreate(state->cxt, "bitonic_sort ingest",
+											  ALLOCSET_SMALL_SIZES);
+	BitonicIngest *ingest = MemoryContextAllocZero(cxt, sizeof(BitonicIngest));
+
+	Assert(state->nranges > 0 && state->nbatch == 0);
+	if (!bs_worker_start(&ingest->worker))
+	{
+		MemoryContextDelete(cxt);
+		return;
+	}
+	ingest->state = state;
+	ingest->cxt = cxt;
+	ingest->stop_guard.func = stop_worker;
+	ingest->stop_guard.arg = ingest;
+	MemoryContextRegisterResetCallback(cxt, &ingest->stop_guard);
+	for (int i = 0; i < 2; i++)
+		ingest->buffers[i].data = MemoryContextAlloc(cxt, STAGE_BYTES);
+	state->ingest = ingest;
+}
+
+/* Bytes the staging buffers take (0 without the worker). */
+size_t
+BitonicIngestBytes(const BitonicScanState *state)
+{
+	return state->ingest != NULL ? 2 * STAGE_BYTES : 0;
+}
+
+/* Empty a buffer. */
+static void
+clear_buffer(StageBuffer *buf)
+{
+	buf->used = 0;
+	buf->placed = 0;
+	buf->nrows = 0;
+}
+
+/*
+ * Place the buffer's rows that are left on the backend, which may open
+ * blocks; when the store can name no more rows, spill (every row held and
+ * staged goes to tuplesort) and return false.
+ */
+static bool
+place_rest(BitonicScanState *state, StageBuffer *buf)
+{
+	BitonicMultiSortMakeRoom(&state->ms, buf->nrows);
+	if (place_rows(state, buf, true))
+	{
+		clear_buffer(buf);
+		return true;
+	}
+	BitonicScanSpill(state);
+	return false;
+}
+
+/*
+ * Wait for the worker and place what it left of its buffer; false when
+ * that spilled.
+ */
+static bool
+settle(BitonicScanState *state)
+{
+	BitonicIngest *ingest = state->ingest;
+
+	if (!ingest->handed)
+		return true;
+	bs_worker_wait(&ingest->worker);
+	ingest->handed = false;
+	return place_rest(state, &ingest->buffers[1 - ingest->filling]);
+}
+
+/*
+ * The filling buffer is full: once the worker is done with the other one,
+ * hand this one over and fill the other, or spill when the rows have
+ * outgrown work_mem.
+ */
+static void
+hand_over(BitonicScanState *state)
+{
+	BitonicIngest *ingest = state->ingest;
+	StageBuffer *buf = &ingest->buffers[ingest->filling];
+	size_t		held;
+
+	if (!settle(state))
+		return;
+	held = BitonicScanHeldBytes(state);
+	state->peak_bytes = Max(state->peak_bytes, held);
+	if (held > state->mem_limit)
+	{
+		BitonicScanSpill(state);
+		return;
+	}
+	BitonicMultiSortMakeRoom(&state->ms, buf->nrows);
+	ingest->filling = 1 - ingest->filling;
+	ingest->handed = true;
+	bs_worker_run(&ingest->worker, place_job, ingest);
+}
+
+/*
+ * Place every staged row (the worker's and the filling buffer's) on the
+ * backend; the worker is then idle.  A spill on the way (the store can name
+ * no more rows) ends the placement: state->ingest is NULL afterwards.
+ */
+void
+BitonicIngestDrain(BitonicScanState *state)
+{
+	if (!settle(state))
+		return;
+	(void) place_rest(state, &state->ingest->buffers[state->ingest->filling]);
+}
+
+/*
+ * A row too large to stage: place every staged row, then this one; false
+ * when the store cannot name it (the caller spills).
+ */
+static bool
+place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool isnull)
+{
+	uint32		locator;
+	int			stream;
+
+	BitonicIngestDrain(state);
+	if (state->tuplesort != NULL)
+	{
+		tuplesort_puttupleslot(state->tuplesort, slot);
+		return true;
+	}
+	stream = isnull ? (int) state->nranges : (int) bs_key_range(state->ranges, key);
+	if (!BitonicStoreAdd(&state->store, slot, stream, &locator))
+		return false;
+	BitonicMultiSortMakeRoom(&state->ms, 1);
+	BitonicMultiSortPutKeyed(&state->ms, &locator, &key, &isnull, 1);
+	state->ntuples++;
+	return true;
+}
+
+/*
+ * Take one input row: key it and stage it, handing the buffer to the worker
+ * when full.  The row may instead go to tuplesort, when a hand-over spills;
+ * false when the store cannot name the row (the caller spills and gives it
+ * to tuplesort).
+ */
+bool
+BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
+{
+	bool		isnull;
+	Datum		value = slot_getattr(slot, state->keys.attnos[0], &isnull);
+	uint64		key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+	BitonicRowSource src;
+	StageBuffer *buf;
+	StagedRow  *staged;
+	size_t		need;
+
+	BitonicRowOpen(slot, &src);
+	need = sizeof(StagedRow) + MAXALIGN(src.len);
+	if (need > STAGE_ROW_MAX)
+	{
+		BitonicRowClose(&src);
+		return place_large_row(state, slot, key, isnull);
+	}
+	if (state->ingest->buffers[state->ingest->filling].used + need > STAGE_BYTES)
+	{
+		hand_over(state);
+		if (state->tuplesort != NULL)
+		{
+			BitonicRowClose(&src);
+			tuplesort_puttupleslot(state->tuplesort, slot);
+			return true;
+		}
+	}
+	buf = &state->ingest->buffers[state->ingest->filling];
+	staged = (StagedRow *) (buf->data + buf->used);
+	staged->key = key;
+	staged->isnull = isnull;
+	staged->pad = 0;
+	BitonicRowWrite(slot, &src, (MinimalTuple) (staged + 1));
+	BitonicRowClose(&src);
+	buf->used += need;
+	/* the worker read these lines last: ask for them well before they are written */
+	__builtin_prefetch(buf->data + buf->used + STAGE_PREFETCH, 1);
+	__builtin_prefetch(buf->data + buf->used + STAGE_PREFETCH + 64, 1);
+	buf->nrows++;
+	state->ntuples++;
+	return true;
+}
+
+/*
+ * A spill has begun: give the rows still staged, in input order, to ts and
+ * stop the worker.
+ */
+void
+BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts)
+{
+	BitonicIngest *ingest = state->ingest;
+	StageBuffer *order[2];
+	int			nbuffers = 0;
+
+	bs_worker_wait(&ingest->worker);
+	/* the handed buffer's rows came first */
+	if (ingest->handed)
+		order[nbuffers++] = &ingest->buffers[1 - ingest->filling];
+	order[nbuffers++] = &ingest->buffers[ingest->filling];
+	for (int i = 0; i < nbuffers; i++)
+	{
+		StageBuffer *buf = order[i];
+
+		while (buf->placed < buf->used)
+		{
+			MinimalTuple row = (MinimalTuple) ((StagedRow *) (buf->data + buf->placed) + 1);
+
+			ExecStoreMinimalTuple(row, state->slot, false);
+			tuplesort_puttupleslot(ts, state->slot);
+			buf->placed += sizeof(StagedRow) + MAXALIGN(row->t_len);
+		}
+	}
+	BitonicIngestStop(state);
+}
+
+/*
+ * Stop the worker and free the buffers, placing nothing more (after a
+ * drain or a hand-over, or when the rows are forgotten).
+ */
+void
+BitonicIngestStop(BitonicScanState *state)
+{
+	if (state->ingest == NULL)
+		return;
+	MemoryContextDelete(state->ingest->cxt);	/* stop_worker joins the thread */
+	state->ingest = NULL;
+}

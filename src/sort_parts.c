@@ -1,0 +1,149 @@
+/*
+ * sort_parts.c — the order of a large sort on one exact 64-bit key (int8,
+ * float8, timestamp, …) handed out while it is still being sorted.
+ *
+ * Where the caller reads the order front to back (an ORDER BY without
+ * backward scans, mark/restore or rewinds), the pairs are split by key
+ * range into parts of about 128k pairs, on all threads, and a worker thread
+ * sorts the parts in key order (core/part_sort.h): the rows of the first
+ * parts are emitted while the later ones sort, and the sort's time leaves
+ * the node's critical path but for the split and the first part.  The
+ * order is written over the pairs' old memory (the split copied them out),
+ * NULLs first or last as always.
+ *
+ * The worker lives in a child of the sort's context: a reset or an error
+ * deletes the child first, which joins the worker before the parent's
+ * memory (the pairs it sorts, the order it writes) goes.
+ */
+#include "bitonic_sort.h"
+
+#include "core/part_sort.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* Fewest pairs sorted in parts, pairs a part should hold, most parts. */
+#define PARTS_MIN_PAIRS ((size_t) 256 * 1024)
+#define PART_PAIRS ((size_t) 128 * 1024)
+#define PARTS_MAX 64
+
+/* A sort in parts, while its order is handed out. */
+typedef struct BitonicParts
+{
+	bs_part_sort sort;
+	MemoryContext cxt;			/* child of the sort's context: this, ranges, sample */
+	BitonicMultiSort *ms;		/* whose parts field points here */
+	size_t		npairs;
+	size_t		offset;			/* the pairs' order starts here (after NULLs first) */
+	size_t		nitems;			/* pairs and NULLs */
+	BitonicRegion *region;		/* the split pairs */
+	MemoryContextCallback stop_guard;
+} BitonicParts;
+
+/* Reset callback of the parts' context: join the worker, forget the parts. */
+static void
+stop_parts(void *arg)
+{
+	BitonicParts *parts = (BitonicParts *) arg;
+
+	bs_part_sort_stop(&parts->sort);
+	parts->ms->parts = NULL;
+}
+
+/*
+ * Whether a sort of this many pairs is done in parts: one exact 64-bit key,
+ * a caller that reads the order front to back, at least two threads, and a
+ * sort that would run on the CPU.
+ */
+bool
+BitonicPartsWanted(const BitonicMultiSort *ms)
+{
+	bs_backend	backend;
+	bs_algorithm algorithm;
+
+	if (!ms->order_read_forward || ms->kind != BITONIC_KIND_EXACT64 || ms->ncolumns != 1 ||
+		ms->npairs < PARTS_MIN_PAIRS || bitonic_sort_cpu_threads < 2)
+		return false;
+	BitonicSortChoice((double) ms->npairs, &backend, &algorithm);
+	return backend == BS_BACKEND_CPU;
+}
+
+/*
+ * Split the pairs into parts and start sorting them; the pointers go to
+ * order from its first slot after the NULLs that come first (the caller
+ * writes the NULLs).  Returns the bytes the split pairs take.
+ */
+size_t
+BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
+{
+	MemoryContext cxt = AllocSetContextCreate(ms->cxt, "bitonic_sort parts",
+											  ALLOCSET_SMALL_SIZES);
+	BitonicParts *parts = MemoryContextAllocZero(cxt, sizeof(BitonicParts));
+	bs_key_ranges *ranges = MemoryContextAlloc(cxt, sizeof(bs_key_ranges));
+	uint32		nparts = 2;
+	uint64	   *sample;
+	bs_pair64  *split;
+	bs_backend	backend;
+	bs_options	opt = {0};
+
+	while (nparts < PARTS_MAX && (size_t) nparts * 2 * PART_PAIRS <= ms->npairs)
+		nparts *= 2;
+	sample = MemoryContextAlloc(cxt, (size_t) nparts * BS_PART_SAMPLE * sizeof(uint64));
+	split = BitonicAllocPairs(ms->cxt, ms->npairs * sizeof(bs_pair64), BITONIC_PAGES_SMALL,
+							  &parts->region);
+	parts->cxt = cxt;
+	parts->ms = ms;
+	parts->npairs = ms->npairs;
+	parts->offset = ms->nulls_first ? ms->nnulls : 0;
+	parts->nitems = ms->npairs + ms->nnulls;
+	bs_part_sort_split(&parts->sort, ms->pairs64, ms->npairs, split, nparts, ranges, sample,
+					   bitonic_sort_cpu_threads);
+
+	BitonicSortChoice((double) ms->npairs, &backend, &opt.algorithm);
+	opt.backend = BS_BACKEND_CPU;
+	/* from here on the worker may run: the stop callback must be in place */
+	parts->stop_guard.func = stop_parts;
+	parts->stop_guard.arg = parts;
+	MemoryContextRegisterResetCallback(cxt, &parts->stop_guard);
+	ms->parts = parts;
+	ms->sort_parts = nparts;
+	bs_part_sort_start(&parts->sort, order + parts->offset, &opt);
+	return BitonicRegionBytes(parts->region);
+}
+
+/*
+ * How much of the order the last run returned is final, waiting until at
+ * least `want` entries are (at most the items): all of it unless the run
+ * sorts in parts.  A part the worker failed to sort is an ERROR.
+ */
+size_t
+BitonicMultiSortReady(BitonicMultiSort *ms, size_t want)
+{
+	BitonicParts *parts = ms->parts;
+
+	if (parts == NULL)
+		return SIZE_MAX;
+	for (;;)
+	{
+		bs_status	status;
+		size_t		done = bs_part_sort_ready(&parts->sort, &status);
+		size_t		ready = done == parts->npairs ? parts->nitems : parts->offset + done;
+
+		if (status != BS_OK)
+			ereport(ERROR,
+					(errcode(status == BS_ERR_NOMEM ? ERRCODE_OUT_OF_MEMORY :
+							 ERRCODE_INTERNAL_ERROR),
+					 errmsg("bitonic sort failed: %s", bs_status_message(status))));
+		if (done == parts->npairs && parts->region != NULL)
+		{
+			/* every part is sorted: the split pairs are no longer needed */
+			bs_part_sort_stop(&parts->sort);
+			BitonicRegionFree(parts->region);
+			parts->region = NULL;
+		}
+		if (ready >= Min(want, parts->nitems))
+			return ready;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(20);
+	}
+}

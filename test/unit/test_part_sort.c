@@ -1,0 +1,99 @@
+/*
+ * test_part_sort.c — pairs split by key range and sorted part by part on a
+ * worker (the ORDER BY emit's order while later parts sort): for every key
+ * distribution, on one and two threads, the parts cover the pairs in key
+ * order, the order written equals the pointers of a full sort by (key, ptr),
+ * and the progress the worker publishes only grows and ends at n.
+ */
+#include "part_sort.h"
+#include "pairs_gen.h"
+#include "unit.h"
+
+#include <sched.h>
+#include <string.h>
+
+/* qsort order of 64-bit-key pairs by (key, ptr). */
+static int
+compare_pairs(const void *a, const void *b)
+{
+	const bs_pair64 *x = a;
+	const bs_pair64 *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->ptr > y->ptr) - (x->ptr < y->ptr);
+}
+
+/* Split n pairs of a distribution into nparts, sort them in parts and compare. */
+static void
+check_case(gen_dist dist, size_t n, uint32_t nparts, int threads)
+{
+	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
+	bs_pair64  *expect = malloc(n * sizeof(bs_pair64));
+	bs_pair64  *split = malloc(n * sizeof(bs_pair64));
+	uint32_t   *order = malloc((n + 1) * sizeof(uint32_t));
+	uint64_t   *sample = malloc((size_t) nparts * BS_PART_SAMPLE * sizeof(uint64_t));
+	bs_key_ranges *kr = malloc(sizeof(bs_key_ranges));
+	static bs_part_sort ps;
+	bs_options	opt = {BS_BACKEND_CPU, bs_choose_algorithm(BS_BACKEND_CPU, n), 1, NULL, NULL};
+	bs_status	status = BS_OK;
+	size_t		last = 0;
+	int			grows = 1;
+	int			covers = 1;
+	int			same = 1;
+
+	gen_pairs64(pairs, n, dist, 0x5eed + n);
+	memcpy(expect, pairs, n * sizeof(bs_pair64));
+	qsort(expect, n, sizeof(bs_pair64), compare_pairs);
+	order[n] = 0xdeadbeef;		/* a sentinel past the end */
+
+	memset(&ps, 0, sizeof(ps));
+	bs_part_sort_split(&ps, pairs, n, split, nparts, kr, sample, threads);
+	covers &= ps.nparts == nparts && ps.starts[0] == 0 && ps.starts[nparts] == n;
+	for (uint32_t p = 0; p + 1 < nparts && covers; p++)
+	{
+		covers &= ps.starts[p] <= ps.starts[p + 1];
+		/* every key of part p is below every key of the next non-empty part */
+		for (size_t i = ps.starts[p]; i < ps.starts[p + 1]; i++)
+			for (uint32_t q = p + 1; q < nparts; q++)
+				if (ps.starts[q] < ps.starts[q + 1])
+				{
+					covers &= split[i].key < split[ps.starts[q]].key;
+					break;
+				}
+	}
+	bs_part_sort_start(&ps, order, &opt);
+	while (last < n && status == BS_OK)
+	{
+		size_t		ready = bs_part_sort_ready(&ps, &status);
+
+		grows &= ready >= last && ready <= n;
+		for (size_t i = last; i < ready; i++)
+			same &= order[i] == expect[i].ptr;
+		last = ready;
+		sched_yield();
+	}
+	bs_part_sort_stop(&ps);
+	unit_report(status == BS_OK && covers && grows && same && last == n &&
+				order[n] == 0xdeadbeef,
+				"%s, %zu pairs, %u parts, %d thread(s): parts in key order, "
+				"order of a full sort, progress grows to n",
+				gen_dist_names[dist], n, nparts, threads);
+	free(pairs);
+	free(expect);
+	free(split);
+	free(order);
+	free(sample);
+	free(kr);
+}
+
+int
+main(void)
+{
+	for (int d = 0; d < GEN_DISTS; d++)
+		for (int threads = 1; threads <= 2; threads++)
+			check_case((gen_dist) d, 200000, 16, threads);
+	check_case(GEN_RANDOM, 1000, 64, 2);	/* fewer sampled keys than parts need */
+	check_case(GEN_FEW_DISTINCT, 100000, 2, 2);
+	return unit_exit_status();
+}
