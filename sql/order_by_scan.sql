@@ -418,6 +418,23 @@ SELECT bs_digest_compare('SELECT * FROM placed ORDER BY f8 NULLS FIRST, id') AS 
        bs_digest_compare('SELECT * FROM placed ORDER BY t COLLATE "C" DESC, id') AS c_text_desc;
 SELECT bs_cursor_compare('SELECT id, k8 FROM placed ORDER BY k8 DESC, id') AS placed_cursor;
 SELECT bs_compare($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM placed WHERE id <> g ORDER BY k8 DESC, id) s) FROM generate_series(0, 2) g$q$) AS placed_rescan;
+-- a cut that moves a key to another stream: the key's later rows still come
+-- after its earlier ones (at each cut every stream leaves its chunk).  Narrow
+-- rows under an estimate of 4M rows are placed, and their chunks fill slowly
+CREATE TABLE drift AS
+  SELECT i AS id, (CASE WHEN i <= 20000 THEN hashint4(i) % 1000 WHEN i <= 120000 THEN hashint4(i) % 3000
+                        ELSE hashint4(i) % 500 END)::int8 AS k
+  FROM generate_series(1, 300000) i;
+ANALYZE drift;
+CREATE FUNCTION drift_rows() RETURNS SETOF drift LANGUAGE plpgsql ROWS 4000000 AS
+  $$BEGIN RETURN QUERY SELECT * FROM drift; END$$;
+SET work_mem = '512MB';
+SET enable_sort = off;
+SELECT * FROM bs_key_ranges('SELECT * FROM drift_rows() ORDER BY k');
+RESET enable_sort;
+SELECT bs_digest_compare('SELECT id, k FROM drift_rows() ORDER BY k', 'SELECT id, k FROM drift ORDER BY k, id') AS ties_across_cuts,
+       bs_digest_compare('SELECT id, k FROM drift_rows() ORDER BY k DESC', 'SELECT id, k FROM drift ORDER BY k DESC, id') AS ties_across_cuts_desc;
+SET work_mem = '256MB';
 -- with two threads the rows are placed on a worker thread from the first
 -- cut on (scan_ingest.c): a row too large to stage (over 64 kB) is placed
 -- by the backend between staged ones

@@ -170,6 +170,9 @@ typedef struct BitonicMultiSort
 	bool		order_read_forward;	/* the caller reads the order front to back only */
 	struct BitonicParts *parts; /* the last run's sort in parts (sort_parts.c), or NULL */
 	uint32		sort_parts;		/* parts the last run sorted in, 0 for none */
+	bs_pair64  *split;			/* room reserved for the pairs split into parts, or NULL */
+	BitonicRegion *split_region;
+	size_t		split_cap;		/* pairs the room holds */
 } BitonicMultiSort;
 
 extern void BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
@@ -191,6 +194,7 @@ extern size_t BitonicMultiSortSampleKeys(const BitonicMultiSort *ms, size_t from
 										 uint64 *keys, size_t max);
 extern size_t BitonicMultiSortPairCount(const BitonicMultiSort *ms);
 extern void *BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes);
+extern void *BitonicMultiSortSplitRoom(const BitonicMultiSort *ms, size_t *bytes);
 extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 								   void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
@@ -201,7 +205,8 @@ extern bool BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t
 extern double BitonicMsSince(instr_time t0);
 
 /* sort_parts.c */
-extern bool BitonicPartsWanted(const BitonicMultiSort *ms);
+extern bool BitonicPartsWanted(const BitonicMultiSort *ms, size_t npairs);
+extern void BitonicPartsReserve(BitonicMultiSort *ms, size_t npairs);
 extern size_t BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order);
 extern size_t BitonicMultiSortReady(BitonicMultiSort *ms, size_t want);
 

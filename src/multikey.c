@@ -232,6 +232,7 @@ void
 BitonicMultiSortReserve(BitonicMultiSort *ms, size_t n)
 {
 	reserve_pairs(ms, Min(n, BS_MAX_PAIRS));
+	BitonicPartsReserve(ms, Min(n, BS_MAX_PAIRS));
 }
 
 /*
@@ -341,6 +342,14 @@ BitonicMultiSortPairs(const BitonicMultiSort *ms, size_t *bytes)
 	return pairs_memory(ms);
 }
 
+/* The room reserved for the pairs split into parts (NULL for none) and its size. */
+void *
+BitonicMultiSortSplitRoom(const BitonicMultiSort *ms, size_t *bytes)
+{
+	*bytes = ms->split_cap * sizeof(bs_pair64);
+	return ms->split;
+}
+
 /*
  * Whether the run writes the order over the sorted pairs: when the pairs'
  * memory has room for every item number (pairs are 8 or 16 bytes, item
@@ -376,7 +385,7 @@ BitonicMultiSortBytes(const BitonicMultiSort *ms)
 	size_t		order = order_in_pairs(ms) ? 0 : (ms->npairs + ms->nnulls) * sizeof(uint32);
 
 	return ms->pairs_cap * pair_size(ms) + ms->nulls_cap * sizeof(uint32) + order +
-		foreseen_tie_bytes(ms);
+		ms->split_cap * sizeof(bs_pair64) + foreseen_tie_bytes(ms);
 }
 
 /* Forget the items so the sort can be filled again; release frees the arrays. */
@@ -392,6 +401,11 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 		BitonicRegionFree(ms->pairs_region);
 	if (ms->nulls)
 		pfree(ms->nulls);
+	if (ms->split_region)
+		BitonicRegionFree(ms->split_region);
+	ms->split = NULL;
+	ms->split_region = NULL;
+	ms->split_cap = 0;
 	ms->pairs32 = NULL;
 	ms->pairs64 = NULL;
 	ms->pairs_region = NULL;
@@ -658,7 +672,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	size_t		foreseen = foreseen_tie_bytes(ms);
 	size_t		tie_bytes;
 	size_t		split_bytes = 0;
-	bool		in_parts = !ties && in_pairs && BitonicPartsWanted(ms);
+	bool		in_parts = !ties && in_pairs && BitonicPartsWanted(ms, ms->npairs);
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);

@@ -273,6 +273,8 @@ load_and_sort(BitonicScanState *state)
 	double		child_ms = input_ms(child);
 	void	   *pairs;
 	size_t		pair_bytes;
+	void	   *split;
+	size_t		split_bytes;
 	size_t		room;
 	instr_time	t0,
 				t1;
@@ -281,18 +283,23 @@ load_and_sort(BitonicScanState *state)
 	BitonicPoolResetPeak();
 	/*
 	 * The pairs and rows the planner expects, faulted in from the start; the
-	 * rows' first block leaves room in work_mem for the pairs and its own
-	 * rounding up to whole slots, so a reservation alone never makes the
-	 * node spill.
+	 * rows' first block leaves room in work_mem for the pairs (and the room
+	 * they are split into) and its own rounding up to whole slots, so a
+	 * reservation alone never makes the node spill.
 	 */
 	BitonicMultiSortReserve(&state->ms,
 							(size_t) Min(plan->plan_rows * 1.05, (double) limit / 64));
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
-	room = limit > pair_bytes + BITONIC_SLOT_BYTES ? limit - pair_bytes - BITONIC_SLOT_BYTES : 0;
+	/* and the room they are split into, where they will be sorted in parts */
+	split = BitonicMultiSortSplitRoom(&state->ms, &split_bytes);
+	room = limit > pair_bytes + split_bytes + BITONIC_SLOT_BYTES ?
+		limit - pair_bytes - split_bytes - BITONIC_SLOT_BYTES : 0;
 	BitonicPlacePlan(state, expected_bytes);
 	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);
+	if (split_bytes >= HUGE_PAGE_BYTES)
+		BitonicStorePrefault(&state->store, split, split_bytes);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(child);

@@ -13,13 +13,16 @@
  * The ranges are cut at quantiles of the first rows' keys (the sample, kept
  * in input order at the start of the store), and cut again from the keys
  * that arrived since, each time the rows read have grown fourfold, so that
- * an input whose keys drift still finds ranges that fit it.  A stream keeps
- * its chunks across cuts: a chunk only ever holds rows of one range of one
- * cut.  Only a first column whose key is cheap to compute for one row (an
+ * an input whose keys drift still finds ranges that fit it.  At each cut
+ * after the first every stream leaves its chunk: a chunk only ever holds
+ * rows of one range of one cut, and the rows that follow a cut lie above
+ * every row before it.  Only a first column whose key is cheap to compute for one row (an
  * exact key, the prefix of text in byte order) is placed: the key decides
  * the row's stream before the row is stored, and is computed again for the
- * pairs with the rest of its batch.  Equal keys share a range and a stream's locators grow
- * with input order, so ties stay in input order.
+ * pairs with the rest of its batch.  Between two cuts equal keys share a
+ * range and a stream's locators grow with input order; a cut may move a
+ * key to another stream, whose new chunk lies above the key's earlier rows.
+ * So ties stay in input order.
  */
 #include "scan.h"
 
@@ -27,9 +30,14 @@
 
 #include "executor/tuptable.h"
 
-/* Bytes of rows a key range should hold, and the fewest ranges worth placing. */
+/*
+ * Bytes of rows a key range should hold, the fewest ranges, and the fewest
+ * bytes of rows worth placing (below, the rows' 4 kB pages cost more than
+ * the random reads they save: docs/order-by.md).
+ */
 #define RANGE_BYTES ((size_t) 2 * 1024 * 1024)
 #define MIN_RANGES 16
+#define PLACE_MIN_BYTES ((double) 128 * 1024 * 1024)
 
 /* Keys sampled per range at each cut, and the growth of the rows read between cuts. */
 #define SAMPLE_PER_RANGE 32
@@ -47,8 +55,7 @@ BitonicPlacePlan(BitonicScanState *state, double expected_bytes)
 
 	state->place_ranges = 0;
 	state->nranges = 0;
-	if (!BitonicMultiSortHasCheapKey(&state->ms) ||
-		expected_bytes < (double) MIN_RANGES * RANGE_BYTES)
+	if (!BitonicMultiSortHasCheapKey(&state->ms) || expected_bytes < PLACE_MIN_BYTES)
 		return;
 	while (nranges < BS_KEY_RANGES_MAX && (double) nranges * 2 * RANGE_BYTES <= expected_bytes)
 		nranges *= 2;
@@ -82,6 +89,8 @@ BitonicPlaceCut(BitonicScanState *state)
 		bs_key_ranges_cut(state->ranges, sample, n, state->place_ranges);
 		if (state->nranges == 0)
 			BitonicStoreOpenStreams(&state->store, state->place_ranges + 1);
+		else
+			BitonicStoreCloseChunks(&state->store);
 		state->nranges = state->place_ranges;
 		state->range_cuts++;
 	}

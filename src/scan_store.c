@@ -338,6 +338,25 @@ reserve_in_stream(BitonicTupleStore *store, BitonicStoreStream *stream, size_t l
 }
 
 /*
+ * Every stream leaves its chunk (its unused end is marked): the stream's
+ * next row opens a new chunk, which lies above every row stored so far.
+ * The ranges are cut again: a key may change streams, and its next rows
+ * must still come after its earlier ones in locator order.
+ */
+void
+BitonicStoreCloseChunks(BitonicTupleStore *store)
+{
+	for (uint32 i = 0; i < store->nstreams; i++)
+	{
+		BitonicStoreStream *stream = &store->streams[i];
+
+		if (stream->next < stream->end)
+			mark_unused(&store->blocks[stream->block], stream->next, stream->end);
+		stream->next = stream->end;
+	}
+}
+
+/*
  * Mark the unused end of every stream's chunk, so that BitonicStoreNext can
  * walk the store (a chunk's end is marked when the stream leaves it).
  */

@@ -51,27 +51,44 @@ stop_parts(void *arg)
 }
 
 /*
- * Whether a sort of this many pairs is done in parts: one exact 64-bit key,
- * a caller that reads the order front to back, at least two threads, and a
+ * Whether a sort of npairs pairs is done in parts: one exact 64-bit key, a
+ * caller that reads the order front to back, at least two threads, and a
  * sort that would run on the CPU.
  */
 bool
-BitonicPartsWanted(const BitonicMultiSort *ms)
+BitonicPartsWanted(const BitonicMultiSort *ms, size_t npairs)
 {
 	bs_backend	backend;
 	bs_algorithm algorithm;
 
 	if (!ms->order_read_forward || ms->kind != BITONIC_KIND_EXACT64 || ms->ncolumns != 1 ||
-		ms->npairs < PARTS_MIN_PAIRS || bitonic_sort_cpu_threads < 2)
+		npairs < PARTS_MIN_PAIRS || bitonic_sort_cpu_threads < 2)
 		return false;
-	BitonicSortChoice((double) ms->npairs, &backend, &algorithm);
+	BitonicSortChoice((double) npairs, &backend, &algorithm);
 	return backend == BS_BACKEND_CPU;
+}
+
+/*
+ * Where about npairs pairs are expected and would be sorted in parts, the
+ * room they are split into, allocated now, so that the caller can have it
+ * faulted in while the rows arrive (BitonicMultiSortSplitRoom) instead of
+ * in the split.
+ */
+void
+BitonicPartsReserve(BitonicMultiSort *ms, size_t npairs)
+{
+	if (ms->split != NULL || !BitonicPartsWanted(ms, npairs))
+		return;
+	ms->split = BitonicAllocPairs(ms->cxt, npairs * sizeof(bs_pair64), BITONIC_PAGES_SMALL,
+								  &ms->split_region);
+	ms->split_cap = npairs;
 }
 
 /*
  * Split the pairs into parts and start sorting them; the pointers go to
  * order from its first slot after the NULLs that come first (the caller
- * writes the NULLs).  Returns the bytes the split pairs take.
+ * writes the NULLs).  Returns the bytes allocated for the split pairs (0
+ * when the room reserved held them).
  */
 size_t
 BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
@@ -85,12 +102,28 @@ BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
 	bs_pair64  *split;
 	bs_backend	backend;
 	bs_options	opt = {0};
+	size_t		allocated = 0;
 
 	while (nparts < PARTS_MAX && (size_t) nparts * 2 * PART_PAIRS <= ms->npairs)
 		nparts *= 2;
 	sample = MemoryContextAlloc(cxt, (size_t) nparts * BS_PART_SAMPLE * sizeof(uint64));
-	split = BitonicAllocPairs(ms->cxt, ms->npairs * sizeof(bs_pair64), BITONIC_PAGES_SMALL,
-							  &parts->region);
+	if (ms->split_cap >= ms->npairs)
+	{
+		/* the room reserved: the parts own it now */
+		split = ms->split;
+		parts->region = ms->split_region;
+	}
+	else
+	{
+		if (ms->split_region != NULL)
+			BitonicRegionFree(ms->split_region);
+		split = BitonicAllocPairs(ms->cxt, ms->npairs * sizeof(bs_pair64), BITONIC_PAGES_SMALL,
+								  &parts->region);
+		allocated = BitonicRegionBytes(parts->region);
+	}
+	ms->split = NULL;
+	ms->split_region = NULL;
+	ms->split_cap = 0;
 	parts->cxt = cxt;
 	parts->ms = ms;
 	parts->npairs = ms->npairs;
@@ -108,7 +141,7 @@ BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
 	ms->parts = parts;
 	ms->sort_parts = nparts;
 	bs_part_sort_start(&parts->sort, order + parts->offset, &opt);
-	return BitonicRegionBytes(parts->region);
+	return allocated;
 }
 
 /*
