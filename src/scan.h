@@ -210,7 +210,6 @@ extern void BitonicStoreFinish(BitonicTupleStore *store);
 extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
 extern void BitonicStoreReserve(BitonicTupleStore *store, size_t bytes);
 extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
-extern void BitonicStoreSealStreams(BitonicTupleStore *store);
 extern void BitonicStoreCloseChunks(BitonicTupleStore *store);
 extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream,
 							uint32 *locator);

@@ -28,7 +28,7 @@ BitonicScanSpill(BitonicScanState *state)
 	/* the worker is stopped before the store is read */
 	if (state->ingest != NULL)
 		BitonicIngestHandOver(state, ts);
-	BitonicStoreSealStreams(&state->store);
+	BitonicStoreCloseChunks(&state->store);
 	while ((mt = BitonicStoreNext(&state->store, &iter)) != NULL)
 	{
 		ExecStoreMinimalTuple(mt, state->slot, false);

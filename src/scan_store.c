@@ -16,7 +16,7 @@
  * newest block in turn.  A stream's rows then lie in a few MB, which emit
  * reads one range at a time.  The unused end of a chunk starts with a zero
  * t_len and its length (written when the stream leaves the chunk, or by
- * BitonicStoreSealStreams), so a walk over a block skips it.
+ * BitonicStoreCloseChunks), so a walk over a block skips it.
  *
  * Blocks of 2 MB and more are 2 MB aligned and of the store's kind of pages
  * (transparent huge pages unless the caller says otherwise), or of the
@@ -340,8 +340,9 @@ reserve_in_stream(BitonicTupleStore *store, BitonicStoreStream *stream, size_t l
 /*
  * Every stream leaves its chunk (its unused end is marked): the stream's
  * next row opens a new chunk, which lies above every row stored so far.
- * The ranges are cut again: a key may change streams, and its next rows
- * must still come after its earlier ones in locator order.
+ * For a cut of the ranges (a key may change streams, and its next rows
+ * must still come after its earlier ones in locator order), and before
+ * BitonicStoreNext walks the store (it skips the marked ends).
  */
 void
 BitonicStoreCloseChunks(BitonicTupleStore *store)
@@ -353,22 +354,6 @@ BitonicStoreCloseChunks(BitonicTupleStore *store)
 		if (stream->next < stream->end)
 			mark_unused(&store->blocks[stream->block], stream->next, stream->end);
 		stream->next = stream->end;
-	}
-}
-
-/*
- * Mark the unused end of every stream's chunk, so that BitonicStoreNext can
- * walk the store (a chunk's end is marked when the stream leaves it).
- */
-void
-BitonicStoreSealStreams(BitonicTupleStore *store)
-{
-	for (uint32 i = 0; i < store->nstreams; i++)
-	{
-		BitonicStoreStream *stream = &store->streams[i];
-
-		if (stream->next < stream->end)
-			mark_unused(&store->blocks[stream->block], stream->next, stream->end);
 	}
 }
 
