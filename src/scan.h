@@ -6,6 +6,7 @@
 #define BITONIC_SCAN_H
 
 #include "bitonic_sort.h"
+#include "core/key_ranges.h"
 #include "core/prefault.h"
 
 #include "nodes/execnodes.h"
@@ -152,7 +153,7 @@ typedef struct BitonicScanState
 	/* placement of rows by key range (scan_place.c) */
 	uint32		place_ranges;	/* ranges planned for this sort, 0: none */
 	uint32		nranges;		/* ranges cut, once the sample is read; 0 before */
-	struct bs_key_ranges *ranges;	/* the ranges and their look-up table */
+	bs_key_ranges *ranges;		/* the ranges and their look-up table */
 	size_t		next_cut;		/* rows read when the ranges are cut next */
 	size_t		cut_from;		/* first pair whose key the next cut samples */
 	struct BitonicIngest *ingest;	/* placement on a worker thread, or NULL (scan_ingest.c) */
@@ -189,6 +190,16 @@ extern bool BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot);
 extern void BitonicIngestDrain(BitonicScanState *state);
 extern void BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts);
 extern void BitonicIngestStop(BitonicScanState *state);
+
+/*
+ * The stream of a row whose first sort column has this pair key, or is
+ * NULL (the stream after the ranges'): plain C, for the worker too.
+ */
+static inline int
+BitonicKeyStream(const bs_key_ranges *ranges, uint32 nranges, uint64 key, bool isnull)
+{
+	return isnull ? (int) nranges : (int) bs_key_range(ranges, key);
+}
 
 /* scan_place.c */
 extern void BitonicPlacePlan(BitonicScanState *state, double expected_bytes);

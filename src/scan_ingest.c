@@ -30,7 +30,6 @@
  */
 #include "scan.h"
 
-#include "core/key_ranges.h"
 #include "core/worker.h"
 
 #include "executor/tuptable.h"
@@ -99,7 +98,7 @@ static bool
 place_rows(BitonicScanState *state, StageBuffer *buf, bool may_grow)
 {
 	const bs_key_ranges *ranges = state->ranges;
-	int			null_stream = (int) state->nranges;
+	uint32		nranges = state->nranges;
 	size_t		placed = buf->placed;
 	size_t		used = buf->used;
 	uint32		items[PLACE_BATCH];
@@ -112,8 +111,7 @@ place_rows(BitonicScanState *state, StageBuffer *buf, bool may_grow)
 	{
 		StagedRow  *staged = (StagedRow *) (buf->data + placed);
 		MinimalTuple row = (MinimalTuple) (staged + 1);
-		int			stream = staged->isnull ? null_stream :
-			(int) bs_key_range(ranges, staged->key);
+		int			stream = BitonicKeyStream(ranges, nranges, staged->key, staged->isnull);
 
 		if (!BitonicStorePlace(&state->store, stream, row, may_grow, &items[n]))
 		{
@@ -276,7 +274,7 @@ place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool 
 		tuplesort_puttupleslot(state->tuplesort, slot);
 		return true;
 	}
-	stream = isnull ? (int) state->nranges : (int) bs_key_range(state->ranges, key);
+	stream = BitonicKeyStream(state->ranges, state->nranges, key, isnull);
 	if (!BitonicStoreAdd(&state->store, slot, stream, &locator))
 		return false;
 	BitonicMultiSortMakeRoom(&state->ms, 1);

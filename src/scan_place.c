@@ -16,17 +16,17 @@
  * an input whose keys drift still finds ranges that fit it.  At each cut
  * after the first every stream leaves its chunk: a chunk only ever holds
  * rows of one range of one cut, and the rows that follow a cut lie above
- * every row before it.  Only a first column whose key is cheap to compute for one row (an
- * exact key, the prefix of text in byte order) is placed: the key decides
- * the row's stream before the row is stored, and is computed again for the
- * pairs with the rest of its batch.  Between two cuts equal keys share a
+ * every row before it.  Only a first column whose key is cheap to compute
+ * for one row (an exact key, the prefix of text in byte order) is placed:
+ * the key decides the row's stream before the row is stored (and, without
+ * the worker of scan_ingest.c, is computed again for the pairs with the
+ * rest of its batch).  Between two cuts equal keys share a
  * range and a stream's locators grow with input order; a cut may move a
  * key to another stream, whose new chunk lies above the key's earlier rows.
  * So ties stay in input order.
  */
 #include "scan.h"
 
-#include "core/key_ranges.h"
 
 #include "executor/tuptable.h"
 
@@ -109,7 +109,6 @@ BitonicPlaceStream(BitonicScanState *state, TupleTableSlot *slot)
 	bool		isnull;
 	Datum		value = slot_getattr(slot, state->keys.attnos[0], &isnull);
 
-	if (isnull)
-		return (int) state->nranges;
-	return (int) bs_key_range(state->ranges, BitonicMultiSortKeyOf(&state->ms, value));
+	return BitonicKeyStream(state->ranges, state->nranges,
+							isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value), isnull);
 }

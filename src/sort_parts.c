@@ -87,8 +87,8 @@ BitonicPartsReserve(BitonicMultiSort *ms, size_t npairs)
 /*
  * Split the pairs into parts and start sorting them; the pointers go to
  * order from its first slot after the NULLs that come first (the caller
- * writes the NULLs).  Returns the bytes allocated for the split pairs (0
- * when the room reserved held them).
+ * writes the NULLs).  Returns the bytes the split pairs take beyond the room
+ * reserved (which BitonicMultiSortBytes already counts).
  */
 size_t
 BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
@@ -115,11 +115,15 @@ BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
 	}
 	else
 	{
+		/* more pairs than the planner expected: a larger room replaces the one counted */
+		size_t		reserved = ms->split_cap * sizeof(bs_pair64);
+
 		if (ms->split_region != NULL)
 			BitonicRegionFree(ms->split_region);
 		split = BitonicAllocPairs(ms->cxt, ms->npairs * sizeof(bs_pair64), BITONIC_PAGES_SMALL,
 								  &parts->region);
 		allocated = BitonicRegionBytes(parts->region);
+		allocated = allocated > reserved ? allocated - reserved : 0;
 	}
 	ms->split = NULL;
 	ms->split_region = NULL;
