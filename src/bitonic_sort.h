@@ -98,6 +98,10 @@ extern void BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n
 extern bool BitonicIsTextOrder(Oid typid, Oid sortop);
 extern uint64 BitonicTextPrefixKey(Datum value);
 
+/* One datum's ascending key. */
+typedef uint64 (*BitonicKeyFn) (Datum value);
+extern BitonicKeyFn BitonicKeyFunction(Oid typid);
+
 /* libc_text.c */
 
 /* Sort by text in a libc collation other than "C" (strcoll on threads). */
@@ -151,6 +155,8 @@ typedef struct BitonicMultiSort
 	BitonicLibcText libc_text;	/* first column, for CONSTANT */
 	bool		text_prefix;	/* ABBREV: text in byte order, keyed by BitonicTextPrefixKey */
 	BitonicKeyKind kind;
+	BitonicKeyFn key_of;		/* where the key is cheap: a value's ascending key */
+	uint64		key_flip;		/* XORed into it: DESC, and the key's width */
 	Oid			first_type;
 	bool		descending;		/* first column */
 	bool		nulls_first;	/* first column */
@@ -189,7 +195,17 @@ extern void BitonicMultiSortPutKeyed(BitonicMultiSort *ms, const uint32 *items,
 									 const uint64 *keys, const bool *isnull, size_t n);
 extern size_t BitonicMultiSortBytes(const BitonicMultiSort *ms);
 extern bool BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms);
-extern uint64 BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value);
+
+/*
+ * The pair key a non-NULL first-column value gets (the order of the sort's
+ * first column, DESC included); only where BitonicMultiSortHasCheapKey.
+ */
+static inline uint64
+BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value)
+{
+	return ms->key_of(value) ^ ms->key_flip;
+}
+
 extern size_t BitonicMultiSortSampleKeys(const BitonicMultiSort *ms, size_t from,
 										 uint64 *keys, size_t max);
 extern size_t BitonicMultiSortPairCount(const BitonicMultiSort *ms);

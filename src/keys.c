@@ -246,15 +246,73 @@ BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n,
 	VALUES_FROM_KEYS(int64, KEY64, (int64) (k ^ UINT64_C(0x8000000000000000)));
 }
 
-/* Loop over n datums, storing the ascending key of each. */
-#define FILL_KEYS(getter, keyexpr) \
-	do { \
+/* The key functions of one type with an exact key: one datum's, and a column's. */
+typedef void (*KeysFn) (const Datum *values, size_t n, uint64 *keys);
+typedef struct ExactKeyFns
+{
+	BitonicKeyFn one;
+	KeysFn		many;
+} ExactKeyFns;
+
+/*
+ * Define datum_key_<name> (one datum's ascending key) and datum_keys_<name>
+ * (a column's, in a loop the compiler can unroll) from one expression of v.
+ */
+#define DEFINE_EXACT_KEY(name, getter, keyexpr) \
+	static uint64 \
+	datum_key_##name(Datum d) \
+	{ \
+		__typeof__(getter(d)) v = getter(d); \
+		return (keyexpr); \
+	} \
+	static void \
+	datum_keys_##name(const Datum *values, size_t n, uint64 *keys) \
+	{ \
 		for (size_t i = 0; i < n; i++) \
 		{ \
-			__typeof__(getter(values[0])) v = getter(values[i]); \
+			__typeof__(getter(values[i])) v = getter(values[i]); \
 			keys[i] = (keyexpr); \
 		} \
-	} while (0)
+	} \
+	static const ExactKeyFns exact_key_##name = {datum_key_##name, datum_keys_##name}
+
+DEFINE_EXACT_KEY(bool, DatumGetBool, (uint64) (v ? 1 : 0));
+DEFINE_EXACT_KEY(int16, DatumGetInt16, (uint64) key_from_int32(v));
+DEFINE_EXACT_KEY(int32, DatumGetInt32, (uint64) key_from_int32(v));
+DEFINE_EXACT_KEY(oid, DatumGetObjectId, (uint64) v);
+DEFINE_EXACT_KEY(float4, DatumGetFloat4, (uint64) key_from_float4(v));
+DEFINE_EXACT_KEY(int64, DatumGetInt64, key_from_int64(v));
+DEFINE_EXACT_KEY(float8, DatumGetFloat8, key_from_float8(v));
+
+/* The key functions of a type with an exact key (32-bit keys zero-extended). */
+static const ExactKeyFns *
+exact_key_fns(Oid typid)
+{
+	switch (typid)
+	{
+		case BOOLOID:
+			return &exact_key_bool;
+		case INT2OID:
+			return &exact_key_int16;
+		case INT4OID:
+		case DATEOID:
+			return &exact_key_int32;
+		case OIDOID:
+			return &exact_key_oid;
+		case FLOAT4OID:
+			return &exact_key_float4;
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return &exact_key_int64;
+		case FLOAT8OID:
+			return &exact_key_float8;
+		default:
+			elog(ERROR, "type %u has no exact key", typid);
+	}
+	return NULL;				/* keep the compiler quiet */
+}
 
 /*
  * Ascending keys of n datums of a type with an exact key (32-bit keys
@@ -264,36 +322,18 @@ BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n,
 void
 BitonicKeysFromDatums(Oid typid, const Datum *values, size_t n, uint64 *keys)
 {
-	switch (typid)
-	{
-		case BOOLOID:
-			FILL_KEYS(DatumGetBool, (uint64) (v ? 1 : 0));
-			break;
-		case INT2OID:
-			FILL_KEYS(DatumGetInt16, (uint64) key_from_int32(v));
-			break;
-		case INT4OID:
-		case DATEOID:
-			FILL_KEYS(DatumGetInt32, (uint64) key_from_int32(v));
-			break;
-		case OIDOID:
-			FILL_KEYS(DatumGetObjectId, (uint64) v);
-			break;
-		case FLOAT4OID:
-			FILL_KEYS(DatumGetFloat4, (uint64) key_from_float4(v));
-			break;
-		case INT8OID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			FILL_KEYS(DatumGetInt64, key_from_int64(v));
-			break;
-		case FLOAT8OID:
-			FILL_KEYS(DatumGetFloat8, key_from_float8(v));
-			break;
-		default:
-			elog(ERROR, "type %u has no exact key", typid);
-	}
+	exact_key_fns(typid)->many(values, n, keys);
+}
+
+/*
+ * The function giving one datum of a type with an exact key its ascending
+ * key (as BitonicKeysFromDatums would), so that a per-row caller pays no
+ * type dispatch.
+ */
+BitonicKeyFn
+BitonicKeyFunction(Oid typid)
+{
+	return exact_key_fns(typid)->one;
 }
 
 /* Whether a sort column is text or varchar (or a domain over them) ordered by text's default operator. */

@@ -114,6 +114,13 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 		if (ms->kind == BITONIC_KIND_CONSTANT)
 			(void) BitonicLibcTextInit(&columns[0], &ms->libc_text);
 	}
+	if (ms->text_prefix)
+		ms->key_of = BitonicTextPrefixKey;
+	else if (ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64)
+		ms->key_of = BitonicKeyFunction(ms->first_type);
+	/* 32-bit keys are zero-extended: DESC flips their low half only */
+	ms->key_flip = !ms->descending ? 0 :
+		ms->kind == BITONIC_KIND_EXACT32 ? UINT32_MAX : UINT64_MAX;
 }
 
 /* Name of a key kind, for EXPLAIN. */
@@ -534,24 +541,6 @@ BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms)
 {
 	return ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64 ||
 		ms->text_prefix;
-}
-
-/*
- * The pair key a non-NULL first-column value gets (the order of the sort's
- * first column, DESC included); only where BitonicMultiSortHasCheapKey.
- */
-uint64
-BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value)
-{
-	uint64		key;
-
-	Assert(BitonicMultiSortHasCheapKey(ms));
-	if (ms->text_prefix)
-		key = BitonicTextPrefixKey(value);
-	else
-		BitonicKeysFromDatums(ms->first_type, &value, 1, &key);
-	key ^= ms->descending ? UINT64_MAX : 0;
-	return ms->kind == BITONIC_KIND_EXACT32 ? (uint32) key : key;
 }
 
 /*

@@ -54,8 +54,9 @@ bs_worker_run(bs_worker *w, bs_job_fn fn, void *arg)
 	pthread_mutex_lock(&w->lock);
 	w->fn = fn;
 	w->arg = arg;
-	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
+	/* after the unlock: the woken worker finds the lock free instead of waking us back */
+	pthread_cond_signal(&w->wake);
 }
 
 /* Wait for the job handed over (see worker.h). */
