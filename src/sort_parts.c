@@ -4,7 +4,7 @@
  *
  * Where the caller reads the order front to back (an ORDER BY without
  * backward scans, mark/restore or rewinds), the pairs are split by key
- * range into parts of about 128k pairs, on all threads, and a worker thread
+ * range into parts of about 32k pairs (which the caches hold), on all threads, and a worker thread
  * sorts the parts in key order (core/part_sort.h): the rows of the first
  * parts are emitted while the later ones sort, and the sort's time leaves
  * the node's critical path but for the split and the first part.  The
@@ -24,8 +24,8 @@
 
 /* Fewest pairs sorted in parts, pairs a part should hold, most parts. */
 #define PARTS_MIN_PAIRS ((size_t) 256 * 1024)
-#define PART_PAIRS ((size_t) 128 * 1024)
-#define PARTS_MAX 64
+#define PART_PAIRS ((size_t) 32 * 1024)
+#define PARTS_MAX 256
 
 /* A sort in parts, while its order is handed out. */
 typedef struct BitonicParts

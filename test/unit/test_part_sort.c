@@ -95,5 +95,6 @@ main(void)
 			check_case((gen_dist) d, 200000, 16, threads);
 	check_case(GEN_RANDOM, 1000, 64, 2);	/* fewer sampled keys than parts need */
 	check_case(GEN_FEW_DISTINCT, 100000, 2, 2);
+	check_case(GEN_RANDOM, 300000, 256, 2);	/* the most parts sort_parts.c cuts */
 	return unit_exit_status();
 }
