@@ -87,6 +87,49 @@ check_case(gen_dist dist, size_t n, uint32_t nparts, int threads)
 	free(kr);
 }
 
+/*
+ * A part the worker cannot sort (an algorithm no build has): the failure is
+ * reported, nothing of the order is published or written, and the worker
+ * joins.
+ */
+static void
+check_failure(void)
+{
+	size_t		n = 100000;
+	uint32_t	nparts = 8;
+	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
+	bs_pair64  *split = malloc(n * sizeof(bs_pair64));
+	uint32_t   *order = malloc(n * sizeof(uint32_t));
+	uint64_t   *sample = malloc((size_t) nparts * BS_PART_SAMPLE * sizeof(uint64_t));
+	bs_key_ranges *kr = malloc(sizeof(bs_key_ranges));
+	static bs_part_sort ps;
+	bs_options	opt = {BS_BACKEND_CPU, (bs_algorithm) (BS_ALGO_VQSORT + 1), 1, NULL, NULL};
+	bs_status	status = BS_OK;
+	size_t		ready = 0;
+	int			untouched = 1;
+
+	gen_pairs64(pairs, n, GEN_RANDOM, 0xbad);
+	memset(order, 0xff, n * sizeof(uint32_t));
+	memset(&ps, 0, sizeof(ps));
+	bs_part_sort_split(&ps, pairs, n, split, nparts, kr, sample, 2);
+	bs_part_sort_start(&ps, order, &opt);
+	while (status == BS_OK && ready < n)
+	{
+		ready = bs_part_sort_ready(&ps, &status);
+		sched_yield();
+	}
+	bs_part_sort_stop(&ps);
+	for (size_t i = 0; i < n; i++)
+		untouched &= order[i] == UINT32_MAX;
+	unit_report(status == BS_ERR_UNSUPPORTED && ready == 0 && untouched,
+				"a part that fails to sort: its status is reported, no order is published");
+	free(pairs);
+	free(split);
+	free(order);
+	free(sample);
+	free(kr);
+}
+
 int
 main(void)
 {
@@ -96,5 +139,6 @@ main(void)
 	check_case(GEN_RANDOM, 1000, 64, 2);	/* fewer sampled keys than parts need */
 	check_case(GEN_FEW_DISTINCT, 100000, 2, 2);
 	check_case(GEN_RANDOM, 300000, 256, 2);	/* the most parts sort_parts.c cuts */
+	check_failure();
 	return unit_exit_status();
 }
