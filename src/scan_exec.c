@@ -366,7 +366,7 @@ next_sorted_row(BitonicScanState *state, bool forward)
 								 state->slot, false);
 }
 
-/* ExecScan access method: sort on the first call, then hand out rows. */
+/* The node's next row: sort on the first call, then hand out rows. */
 static TupleTableSlot *
 bitonic_access(ScanState *ss)
 {
@@ -383,18 +383,28 @@ bitonic_access(ScanState *ss)
 	return state->output != NULL ? BitonicMappedSlotShow(state->output, row) : row;
 }
 
-/* ExecScan recheck method: the node has no quals of its own. */
-static bool
-bitonic_recheck(ScanState *ss, TupleTableSlot *slot)
-{
-	return true;
-}
-
-/* ExecCustomScan: one row, projected when the plan asks for it. */
+/*
+ * ExecCustomScan: one row, projected when the plan asks for it.  Not
+ * through ExecScan: under EvalPlanQual (a FOR UPDATE row changed by another
+ * transaction) ExecScan would have a node without a scan relation recheck a
+ * pushed-down join instead of sorting, and lose the row; a sort sorts what
+ * its input gives in the recheck, as the native Sort does.  The node has no
+ * quals.
+ */
 static TupleTableSlot *
 exec_bitonic_scan(CustomScanState *node)
 {
-	return ExecScan(&node->ss, bitonic_access, bitonic_recheck);
+	ProjectionInfo *projection = node->ss.ps.ps_ProjInfo;
+	TupleTableSlot *row = bitonic_access(&node->ss);
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	if (projection == NULL)
+		return row;
+	if (TupIsNull(row))
+		return ExecClearTuple(projection->pi_state.resultslot);
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = row;
+	return ExecProject(projection);
 }
 
 /* Drop every row held and every sort state, back to the empty phase. */
