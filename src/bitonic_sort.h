@@ -155,7 +155,7 @@ typedef struct BitonicMultiSort
 	BitonicLibcText libc_text;	/* first column, for CONSTANT */
 	bool		text_prefix;	/* ABBREV: text in byte order, keyed by BitonicTextPrefixKey */
 	BitonicKeyKind kind;
-	BitonicKeyFn key_of;		/* where the key is cheap: a value's ascending key */
+	BitonicKeyFn key_of;		/* a value's ascending key, where that is cheap; else NULL */
 	uint64		key_flip;		/* XORed into it: DESC, and the key's width */
 	Oid			first_type;
 	bool		descending;		/* first column */
@@ -203,6 +203,7 @@ extern bool BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms);
 static inline uint64
 BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value)
 {
+	Assert(ms->key_of != NULL);
 	return ms->key_of(value) ^ ms->key_flip;
 }
 

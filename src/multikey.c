@@ -539,8 +539,7 @@ pair_ptr(const BitonicMultiSort *ms, size_t i)
 bool
 BitonicMultiSortHasCheapKey(const BitonicMultiSort *ms)
 {
-	return ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64 ||
-		ms->text_prefix;
+	return ms->key_of != NULL;
 }
 
 /*

@@ -4,12 +4,12 @@
  *
  * Where the caller reads the order front to back (an ORDER BY without
  * backward scans, mark/restore or rewinds), the pairs are split by key
- * range into parts of about 32k pairs (which the caches hold), on all threads, and a worker thread
- * sorts the parts in key order (core/part_sort.h): the rows of the first
- * parts are emitted while the later ones sort, and the sort's time leaves
- * the node's critical path but for the split and the first part.  The
- * order is written over the pairs' old memory (the split copied them out),
- * NULLs first or last as always.
+ * range into parts of about 32k pairs (which a core's L2 cache holds), on
+ * all threads, and a worker thread sorts the parts in key order
+ * (core/part_sort.h): the rows of the first parts are emitted while the
+ * later ones sort, and the sort's time leaves the node's critical path but
+ * for the split and the first part.  The order is written over the pairs'
+ * old memory (the split copied them out), NULLs first or last as always.
  *
  * The worker lives in a child of the sort's context: a reset or an error
  * deletes the child first, which joins the worker before the parent's
