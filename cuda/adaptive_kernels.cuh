@@ -78,8 +78,8 @@ static __device__ __forceinline__ void
 bs_tile_adaptive_merge(P *s, unsigned valid, unsigned m, bool mirror)
 {
 	const unsigned T = bs_pair_ops<P>::tile;
-	__shared__ unsigned lo[bs_pair_ops<P>::tile / (2 * BS_ADAPTIVE_MIN)];
-	__shared__ unsigned hi[bs_pair_ops<P>::tile / (2 * BS_ADAPTIVE_MIN)];
+	BS_SHARED_ARRAY(unsigned, lo, bs_pair_ops<P>::tile / (2 * BS_ADAPTIVE_MIN));
+	BS_SHARED_ARRAY(unsigned, hi, bs_pair_ops<P>::tile / (2 * BS_ADAPTIVE_MIN));
 
 	for (; m > BS_ADAPTIVE_MIN; m /= 2, mirror = false)
 	{

@@ -1,7 +1,10 @@
 /*
  * cuda_compat.cuh — the CUDA runtime under nvcc, the SIMT emulator under
- * g++ (BS_CUDA_EMU), and one launch macro for both:
- * BS_LAUNCH(kernel, grid, block, shmem, stream)(args...).
+ * g++ (BS_CUDA_EMU), and what the kernels write the same way for both:
+ *   BS_LAUNCH(kernel, grid, block, shmem, stream)(args...)   a launch
+ *   BS_SHARED_ARRAY(T, name, n);   a shared array: under nvcc exactly
+ *       __shared__ T name[n]; in the emulator one its checks know
+ *       (races, bounds)
  */
 #ifndef BS_CUDA_COMPAT_CUH
 #define BS_CUDA_COMPAT_CUH
@@ -11,6 +14,7 @@
 #else
 #include <cuda_runtime.h>
 #define BS_LAUNCH(kernel, grid, block, shmem, stream) kernel<<<(grid), (block), (shmem), (stream)>>>
+#define BS_SHARED_ARRAY(T, name, n) __shared__ T name[n]
 #endif
 
 #endif							/* BS_CUDA_COMPAT_CUH */

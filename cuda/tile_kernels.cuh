@@ -28,7 +28,7 @@ __global__ void
 __launch_bounds__(BS_CUDA_TILE_THREADS)
 bs_tile_sort(P *a, size_t n)
 {
-	__shared__ P s[bs_pair_ops<P>::tile];
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
 	unsigned	valid = bs_tile_valid<P>(n);
 	unsigned	top = bs_tile_top(valid);
 
@@ -44,7 +44,7 @@ __global__ void
 __launch_bounds__(BS_CUDA_TILE_THREADS)
 bs_tile_merge(P *a, size_t n)
 {
-	__shared__ P s[bs_pair_ops<P>::tile];
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
 	unsigned	valid = bs_tile_valid<P>(n);
 	unsigned	top = bs_tile_top(valid);
 

@@ -72,17 +72,19 @@ endif
 
 ifeq ($(BITONIC_CUDA),emu)
   EMU_CXXFLAGS = -O2 -g -fPIC -std=c++17 -Wall -Wextra -Werror -U_FORTIFY_SOURCE -DBS_CUDA_EMU -Icuda
-  OBJS += $(CUDA_OBJS) cuda/emu/cuda_emu.o
+  OBJS += $(CUDA_OBJS) $(patsubst %.cc,%.o,$(wildcard cuda/emu/*.cc))
   PG_CPPFLAGS += -DBS_CUDA_EMU
-  SHLIB_LINK += -lstdc++
+  SHLIB_LINK += -lstdc++ -ldl
 
-# Compile one .cu with g++ against the emulator.
+# Compile one .cu with g++ against the emulator.  Not with the access checks
+# of the unit tests (mk/unit.mk): they would make the emulated pg_regress
+# run several times slower; barriers, schedule, fences and copies are checked.
 cuda/%.o: cuda/%.cu $(CUDA_DEPS) $(BS_MODE_STAMP)
 	@mkdir -p cuda
 	$(CXX) $(EMU_CXXFLAGS) -x c++ -c $< -o $@
 
 # The emulator's runtime.
-cuda/emu/cuda_emu.o: cuda/emu/cuda_emu.cc $(CUDA_DEPS) $(BS_MODE_STAMP)
+cuda/emu/%.o: cuda/emu/%.cc $(CUDA_DEPS) $(BS_MODE_STAMP)
 	@mkdir -p cuda/emu
 	$(CXX) $(EMU_CXXFLAGS) -c $< -o $@
 endif

@@ -26,21 +26,26 @@ test/unit/bin/%: test/unit/%.c $(UNIT_CORE_OBJS) $(UNIT_DEPS)
 # The CUDA unit tests (test_*.cc): C++ compiled with g++ against the SIMT
 # emulator, linked with the .cu files compiled the same way and the core
 # (compiled with the CUDA backend in its dispatch).  No GPU, no nvcc needed.
+# The kernels (the .cu files and the tests that hold kernels) are compiled
+# with the emulator's access checks: -fsanitize=thread makes g++ call
+# __tsan_read/__tsan_write hooks on every access, which the emulator
+# provides (cuda/emu/emu_check.cc); the programs are linked without libtsan.
 UNIT_CU_SRCS = $(wildcard test/unit/test_*.cc)
 UNIT_CU_BINS = $(patsubst test/unit/%.cc,test/unit/bin/%,$(UNIT_CU_SRCS))
 UNIT_EMU_DIR = test/unit/bin/emu
 UNIT_EMU_CORE_OBJS = $(patsubst src/core/%.o,$(UNIT_EMU_DIR)/core_%.o,$(CORE_OBJS))
 UNIT_EMU_OBJS = $(patsubst cuda/%.cu,$(UNIT_EMU_DIR)/%.o,$(wildcard cuda/*.cu)) \
-	$(UNIT_EMU_DIR)/cuda_emu.o $(UNIT_EMU_CORE_OBJS)
+	$(patsubst cuda/emu/%.cc,$(UNIT_EMU_DIR)/%.o,$(wildcard cuda/emu/*.cc)) $(UNIT_EMU_CORE_OBJS)
 UNIT_EMU_DEPS = $(wildcard cuda/*.h cuda/*.cuh cuda/emu/*.h) $(UNIT_DEPS)
 # Small staging buffers, so the tests drive the double-buffered copies.
 UNIT_CXXFLAGS = -O2 -g -std=c++17 -Wall -Wextra -Werror -U_FORTIFY_SOURCE \
 	-DBS_CUDA_EMU -DBS_CUDA_STAGE_BYTES=65536 -I. -Isrc/core -Itest/unit
+UNIT_CHECK_FLAGS = -fsanitize=thread --param tsan-instrument-func-entry-exit=0
 
 $(UNIT_EMU_DIR)/%.o: cuda/%.cu $(UNIT_EMU_DEPS)
 	@mkdir -p $(UNIT_EMU_DIR)
-	$(CXX) $(UNIT_CXXFLAGS) -x c++ -c $< -o $@
-$(UNIT_EMU_DIR)/cuda_emu.o: cuda/emu/cuda_emu.cc $(UNIT_EMU_DEPS)
+	$(CXX) $(UNIT_CXXFLAGS) $(UNIT_CHECK_FLAGS) -x c++ -c $< -o $@
+$(UNIT_EMU_DIR)/%.o: cuda/emu/%.cc $(UNIT_EMU_DEPS)
 	@mkdir -p $(UNIT_EMU_DIR)
 	$(CXX) $(UNIT_CXXFLAGS) -c $< -o $@
 $(UNIT_EMU_DIR)/core_%.o: src/core/%.c $(UNIT_EMU_DEPS)
@@ -50,7 +55,9 @@ $(UNIT_EMU_DIR)/core_%.o: src/core/%.cpp $(UNIT_EMU_DEPS)
 	@mkdir -p $(UNIT_EMU_DIR)
 	$(CXX) $(UNIT_FLAGS) -DBS_HAVE_CUDA -I. -c $< -o $@
 test/unit/bin/%: test/unit/%.cc $(UNIT_EMU_OBJS) $(UNIT_EMU_DEPS)
-	$(CXX) $(UNIT_CXXFLAGS) -o $@ $< $(UNIT_EMU_OBJS) $(HWY_LIBS) -lpthread -lm
+	$(CXX) $(UNIT_CXXFLAGS) $(UNIT_CHECK_FLAGS) -c $< -o $@.o
+	$(CXX) -o $@ $@.o $(UNIT_EMU_OBJS) $(HWY_LIBS) -ldl -lpthread -lm
+	@rm -f $@.o
 
 .PHONY: unit unit-build
 unit-build: $(UNIT_BINS) $(UNIT_CU_BINS)

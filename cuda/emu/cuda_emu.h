@@ -1,30 +1,42 @@
 /*
  * cuda_emu.h — a small SIMT emulator: with it g++ compiles the same .cu
- * files nvcc compiles, and runs their kernels on the CPU.
+ * files nvcc compiles, runs their kernels on the CPU, and checks them for
+ * what a GPU would expose (as compute-sanitizer's racecheck, memcheck and
+ * synccheck do).
  *
- * A launch runs the grid one block at a time; each thread of a block is a
- * cooperative fibre (ucontext for the first entry, _setjmp/_longjmp for the
- * switches), and __syncthreads() switches back to the block's scheduler, so
- * every thread reaches the barrier before any passes it.  __shared__
- * variables are function-statics: one block runs at a time, so they are the
- * block's shared memory.  Device memory, pinned memory, streams and events
- * live in host memory; copies are synchronous.  Failure injection makes the
- * Nth allocation, copy or launch fail, and the runtime counts live objects so
- * tests can prove that every path frees what it took.
+ * A launch runs the grid one block at a time, the blocks in a seeded random
+ * order; each thread of a block is a cooperative fibre, and the threads run
+ * in a seeded random order between barriers (emu_sched.cc).
+ * __syncthreads() switches back to the block's scheduler, which checks that
+ * every live thread waits at the same barrier (a barrier error otherwise).
+ * Shared arrays are declared with BS_SHARED_ARRAY (a plain __shared__ array
+ * under nvcc): here a function-static with red zones that the checks know.
+ * Device and pinned memory are host pages fenced by red zones and guard
+ * pages (emu_memory.cc).  Code compiled with -fsanitize=thread calls the
+ * emulator's __tsan_* hooks on every load and store (emu_check.cc): shared
+ * memory races between two barriers, accesses outside every allocation and
+ * shared array, and random thread switches at accesses.  What the checks
+ * find is reported (emu_report.cc) with kernel, block, threads and source
+ * lines, and fails the launch.  Streams and events live in host memory;
+ * copies are synchronous.  Failure injection makes the Nth allocation, copy
+ * or launch fail, and the runtime counts live objects so tests can prove
+ * that every path frees what it took.
  */
 #ifndef BS_CUDA_EMU_H
 #define BS_CUDA_EMU_H
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <string>
+#include <vector>
 
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
-#define __shared__ static thread_local
+/* Shared memory must be declared with BS_SHARED_ARRAY, which the checks see. */
+#define __shared__ use_BS_SHARED_ARRAY_for_shared_memory
 
 /* Grid and block extents, as CUDA's dim3. */
 struct dim3
@@ -34,12 +46,37 @@ struct dim3
 	constexpr dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
 };
 
+/* Coordinates, as CUDA's uint3 (no constructor, so the thread-local below needs no initialiser call). */
+struct bs_emu_uint3
+{
+	unsigned int x, y, z;
+
+	/* Take a dim3's extents. */
+	bs_emu_uint3 &operator=(const dim3 &d)
+	{
+		x = d.x;
+		y = d.y;
+		z = d.z;
+		return *this;
+	}
+
+	/* Extents as a dim3. */
+	operator dim3() const
+	{
+		return dim3(x, y, z);
+	}
+};
+
 /* The running thread's coordinates, set by the scheduler before each switch. */
-extern thread_local dim3 bs_emu_threadIdx, bs_emu_blockIdx, bs_emu_blockDim, bs_emu_gridDim;
-#define threadIdx bs_emu_threadIdx
-#define blockIdx bs_emu_blockIdx
-#define blockDim bs_emu_blockDim
-#define gridDim bs_emu_gridDim
+struct bs_emu_coords
+{
+	bs_emu_uint3 thread, block, block_dim, grid_dim;
+};
+extern thread_local bs_emu_coords bs_emu_at;
+#define threadIdx bs_emu_at.thread
+#define blockIdx bs_emu_at.block
+#define blockDim bs_emu_at.block_dim
+#define gridDim bs_emu_at.grid_dim
 
 /* The CUDA runtime's error codes that the emulator can return (same values). */
 typedef enum cudaError
@@ -51,6 +88,7 @@ typedef enum cudaError
 	cudaErrorInsufficientDriver = 35,
 	cudaErrorNoDevice = 100,
 	cudaErrorInvalidDevice = 101,
+	cudaErrorIllegalAddress = 700,
 	cudaErrorLaunchFailure = 719
 } cudaError_t;
 
@@ -102,8 +140,50 @@ extern cudaError_t cudaGetLastError(void);
 extern cudaError_t cudaPeekAtLastError(void);
 extern const char *cudaGetErrorString(cudaError_t error);
 
-/* Reach the block's barrier: switch back to the scheduler. */
-extern void __syncthreads(void);
+/* Reach the block's barrier (file and line name it in reports). */
+extern void bs_emu_syncthreads(const char *file, int line);
+#define __syncthreads() bs_emu_syncthreads(__FILE__, __LINE__)
+
+/* Bytes of red zone on either side of a shared array. */
+#define BS_EMU_SHARED_REDZONE 256
+
+/* Tell the checks where a shared array and its red zones are. */
+extern void bs_emu_shared_register(const void *lo, const void *data, size_t bytes, const void *hi,
+								   const char *name, const char *function);
+
+/*
+ * A shared array: a function-static (one block runs at a time, so it is the
+ * block's shared memory) between two red zones, zero-initialised and with
+ * no constructor, so no guard variable is read at each use.
+ * BS_SHARED_ARRAY names a pointer to its data, which the kernel uses as it
+ * would the array.
+ */
+template<typename T, size_t N>
+struct bs_emu_shared
+{
+	char		front[BS_EMU_SHARED_REDZONE];
+	T			data[N];
+	char		back[BS_EMU_SHARED_REDZONE];
+	bool		registered;
+};
+
+/* The array's data; registers it the first time (not instrumented: only the kernel's accesses are checked). */
+template<typename T, size_t N>
+__attribute__((no_sanitize_thread, noinline))
+T *
+bs_emu_shared_data(bs_emu_shared<T, N> &a, const char *name, const char *function)
+{
+	if (!a.registered)
+	{
+		a.registered = true;
+		bs_emu_shared_register(a.front, a.data, sizeof(a.data), a.back + sizeof(a.back), name, function);
+	}
+	return a.data;
+}
+
+#define BS_SHARED_ARRAY(T, name, n) \
+	static thread_local bs_emu_shared<T, (n)> name##_shared_; \
+	T *const name = bs_emu_shared_data(name##_shared_, #name, __func__)
 
 /* What failure injection can make fail. */
 typedef enum bs_emu_op
@@ -127,8 +207,54 @@ extern size_t bs_emu_device_bytes_peak(void);
 /* Reset the peak of device bytes to the current use. */
 extern void bs_emu_reset_peak(void);
 
-/* Run body once per thread of every block of the grid. */
-extern cudaError_t bs_emu_run_grid(dim3 grid, dim3 block, std::function<void()> body);
+/* What the checks report. */
+typedef enum bs_emu_check
+{
+	BS_EMU_RACE = 0,			/* shared memory: two threads, one location, no barrier between */
+	BS_EMU_OUT_OF_BOUNDS,		/* outside every allocation and shared array */
+	BS_EMU_BARRIER,				/* a barrier that not every live thread of the block reached */
+	BS_EMU_CHECKS
+} bs_emu_check;
+
+extern const char *const bs_emu_check_names[BS_EMU_CHECKS];
+
+/* One finding of the checks. */
+struct bs_emu_report
+{
+	bs_emu_check kind;
+	std::string text;			/* kernel, block, threads, offsets, source lines, seed */
+};
+
+/* The findings not yet taken, oldest first; a test that expects them takes them. */
+extern std::vector<bs_emu_report> bs_emu_take_reports(void);
+/* How many findings are waiting (a test that ends with some fails). */
+extern long bs_emu_pending_reports(void);
+/* Print each finding to stderr as it is made (the default), or not: a test that expects them. */
+extern void bs_emu_print_reports(bool on);
+
+/*
+ * The schedule's seed: blocks, and threads between barriers, run in an order
+ * drawn from it (and, in instrumented code, threads switch at accesses).
+ * Seed 0 is the fixed order: blocks and threads in index order, no switches.
+ * Each bs_emu_set_seed restarts the sequence of launches it seeds; the
+ * environment variable BS_EMU_SEED, when set, overrides every seed a test
+ * asks for, to replay a reported failure.
+ */
+extern void bs_emu_set_seed(uint64_t seed);
+extern uint64_t bs_emu_seed(void);
+
+/* Run body(ctx) once per thread of every block of the grid; kernel and label name it. */
+extern cudaError_t bs_emu_run_grid(dim3 grid, dim3 block, void (*body) (const void *), const void *ctx,
+								   const void *kernel, const char *label);
+
+/* Call the kernel with the captured arguments (not instrumented: only the kernel is). */
+template<typename L>
+__attribute__((no_sanitize_thread))
+static void
+bs_emu_call(const void *ctx)
+{
+	(*(const L *) ctx) ();
+}
 
 /* One launch: captures the configuration, then the kernel's arguments. */
 template<typename K>
@@ -136,28 +262,30 @@ struct bs_emu_launch
 {
 	K		   *kernel;
 	dim3		grid, block;
+	const char *label;
 
 	/* Run the kernel with these arguments over the whole grid. */
 	template<typename... A>
 	void operator()(A... args) const
 	{
 		K		   *k = kernel;
+		auto		body = [=]() __attribute__((no_sanitize_thread)) { k(args...); };
 
-		bs_emu_run_grid(grid, block, [=]() { k(args...); });
+		bs_emu_run_grid(grid, block, bs_emu_call<decltype(body)>, &body, (const void *) k, label);
 	}
 };
 
 /* Build a launch; shared-memory size and stream have no meaning here. */
 template<typename K>
 static inline bs_emu_launch<K>
-bs_emu_make_launch(K *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream)
+bs_emu_make_launch(K *kernel, dim3 grid, dim3 block, size_t shmem, cudaStream_t stream, const char *label)
 {
 	(void) shmem;
 	(void) stream;
-	return bs_emu_launch<K> {kernel, grid, block};
+	return bs_emu_launch<K> {kernel, grid, block, label};
 }
 
 #define BS_LAUNCH(kernel, grid, block, shmem, stream) \
-	bs_emu_make_launch(kernel, (grid), (block), (shmem), (stream))
+	bs_emu_make_launch(kernel, (grid), (block), (shmem), (stream), #kernel)
 
 #endif							/* BS_CUDA_EMU_H */

@@ -1,13 +1,16 @@
 /*
  * cuda_test.h — what the CUDA unit tests share: the pair generators and the
  * qsort reference of pairs_gen.h as overloads over the pair shape, so every
- * test is written once as a template and run for both shapes.
+ * test is written once as a template and run for both shapes; device
+ * buffers; the schedule seeds; and the end of a test, which fails it when
+ * the emulator's checks found what no test expected.  The tests compile
+ * with g++ against the emulator (BS_CUDA_EMU) and, for a real GPU, with nvcc.
  */
 #ifndef BS_CUDA_TEST_H
 #define BS_CUDA_TEST_H
 
 #include "cuda/bs_cuda.h"
-#include "cuda/emu/cuda_emu.h"
+#include "cuda/cuda_compat.cuh"
 #include "pairs_gen.h"
 #include "unit.h"
 
@@ -101,6 +104,65 @@ now_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A device copy of a host vector, read back with get(), freed with the object. */
+template<typename T>
+struct dev_buffer
+{
+	T		   *p = nullptr;
+	size_t		n;
+
+	/* Allocate n elements and copy v's first n in (all of v by default). */
+	explicit dev_buffer(const std::vector<T> &v) : n(v.size())
+	{
+		if (cudaMalloc((void **) &p, n * sizeof(T)) == cudaSuccess)
+			cudaMemcpy(p, v.data(), n * sizeof(T), cudaMemcpyHostToDevice);
+	}
+	dev_buffer(const dev_buffer &) = delete;
+	dev_buffer &operator=(const dev_buffer &) = delete;
+
+	/* Free the device memory. */
+	~dev_buffer()
+	{
+		cudaFree(p);
+	}
+
+	/* The buffer's contents, copied back. */
+	std::vector<T> get() const
+	{
+		std::vector<T> v(n);
+
+		cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
+		return v;
+	}
+};
+
+/* The schedule seeds each kernel test runs under (in the emulator; BS_EMU_SEED=s replays s). */
+static const uint64_t test_seeds[] = {1, 2, 3};
+
+/* Run the next launches under this seed (the emulator's schedule; nothing on a GPU). */
+static inline void
+use_seed(uint64_t seed)
+{
+#ifdef BS_CUDA_EMU
+	bs_emu_set_seed(seed);
+#else
+	(void) seed;
+#endif
+}
+
+/* The exit status of a CUDA test; in the emulator, findings of its checks no test took fail it. */
+static inline int
+cuda_test_exit(void)
+{
+#ifdef BS_CUDA_EMU
+	std::vector<bs_emu_report> r = bs_emu_take_reports();
+
+	unit_report(r.empty(), "SIMT emulator checks: no race, out-of-bounds access or barrier error%s%s",
+				r.empty() ? "" : " -- the first of them: ", r.empty() ? "" : r[0].text.c_str());
+#endif
+	return unit_exit_status();
 }
 
 #endif							/* BS_CUDA_TEST_H */

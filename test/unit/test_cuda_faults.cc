@@ -90,5 +90,5 @@ main(void)
 			test_inject<bs_pair64>((bs_emu_op) op, 5 * 2048 + 77, (bs_algorithm) a);
 		}
 	test_no_driver();
-	return unit_exit_status();
+	return cuda_test_exit();
 }

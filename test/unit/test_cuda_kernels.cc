@@ -1,18 +1,21 @@
 /*
  * test_cuda_kernels.cc — every kernel of the standard and the adaptive
- * bitonic sorter run through the SIMT emulator, each against a CPU
- * reference of what that one launch (or phase) must do, for both pair
- * shapes; plus the emulator's own semantics
- * (barriers, indices, launch errors) and its speed on a 64K-pair tile sort.
+ * bitonic sorter, on device memory, each against a CPU reference of what
+ * that one launch (or phase) must do, for both pair shapes, under several
+ * schedule seeds (in the emulator, with its race, bounds and barrier checks
+ * on); plus launch semantics (barriers, indices, launch errors) and the
+ * emulator's speed on a 64K-pair tile sort.  Builds for a real GPU too.
  */
 #include "cuda/tile_kernels.cuh"
 #include "cuda_test.h"
+
+static uint64_t seed;			/* the schedule seed of the tests running now */
 
 /* Each thread stores its index, waits at the barrier, reads its neighbour's. */
 __global__ void
 barrier_probe(unsigned *out)
 {
-	__shared__ unsigned s[1024];
+	BS_SHARED_ARRAY(unsigned, s, 1024);
 	unsigned	t = threadIdx.x + threadIdx.y * blockDim.x;
 	unsigned	nt = blockDim.x * blockDim.y;
 
@@ -26,19 +29,21 @@ barrier_probe(unsigned *out)
 static void
 test_emulator(void)
 {
-	std::vector<unsigned> out(3 * 256);
-	bool		ok = true;
+	dev_buffer<unsigned> d(std::vector<unsigned>(3 * 256));
+	std::vector<unsigned> out;
+	bool		ok;
 
-	BS_LAUNCH(barrier_probe, dim3(3), dim3(32, 8), 0, nullptr)(out.data());
+	BS_LAUNCH(barrier_probe, dim3(3), dim3(32, 8), 0, nullptr)(d.p);
 	ok = cudaGetLastError() == cudaSuccess;
+	out = d.get();
 	for (unsigned b = 0; b < 3; b++)
 		for (unsigned t = 0; t < 256; t++)
 			ok &= out[b * 256 + t] == (t + 1) % 256 + 1000 * b + 3000000;
-	unit_report(ok, "emulator: __syncthreads orders shared-memory writes before reads, 3 blocks of 32x8");
+	unit_report(ok, "launch: __syncthreads orders shared-memory writes before reads, 3 blocks of 32x8");
 
-	BS_LAUNCH(barrier_probe, dim3(1), dim3(1025), 0, nullptr)(out.data());
+	BS_LAUNCH(barrier_probe, dim3(1), dim3(1025), 0, nullptr)(d.p);
 	unit_report(cudaGetLastError() == cudaErrorInvalidConfiguration && cudaGetLastError() == cudaSuccess,
-				"emulator: 1025 threads a block is an invalid configuration, reported once");
+				"launch: 1025 threads a block is an invalid configuration, reported once");
 }
 
 /* A tile kernel and its name. */
@@ -58,16 +63,19 @@ test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
 	size_t		ntiles = (n + T - 1) / T;
 	std::vector<P> a(n), ref;
 	double		t0;
+	bool		ok;
 
 	gen_pairs(a.data(), n, dist, n + dist);
 	ref = a;
 	for (size_t lo = 0; lo < n; lo += T)
 		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
+	dev_buffer<P> d(a);
 	t0 = now_seconds();
-	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
-	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref),
-				"%s %s n=%zu %s: every tile sorted (%.3f s)",
-				k.name, shape_name(a.data()), n, gen_dist_names[dist], now_seconds() - t0);
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n);
+	ok = cudaGetLastError() == cudaSuccess;
+	t0 = now_seconds() - t0;
+	unit_report(ok && same_pairs(d.get(), ref), "%s %s n=%zu %s seed %llu: every tile sorted (%.3f s)",
+				k.name, shape_name(a.data()), n, gen_dist_names[dist], (unsigned long long) seed, t0);
 }
 
 /* Reverse a[lo, hi). */
@@ -124,9 +132,11 @@ test_tile_merge(tile_kernel<P> k, size_t n)
 	ref = a;
 	for (size_t lo = 0; lo < n; lo += T)
 		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
-	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(a.data(), n);
-	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref),
-				"%s %s n=%zu: bitonic tiles merged", k.name, shape_name(a.data()), n);
+	dev_buffer<P> d(a);
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref),
+				"%s %s n=%zu seed %llu: bitonic tiles merged", k.name, shape_name(a.data()), n,
+				(unsigned long long) seed);
 }
 
 /* A global phase (its launches) and its name. */
@@ -151,10 +161,11 @@ static void
 adaptive_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
 {
 	size_t		nseq = ncmp / (mirror ? span / 2 : span);
-	std::vector<size_t> bounds(2 * nseq);
+	dev_buffer<size_t> bounds(std::vector<size_t>(2 * nseq));
 
-	BS_LAUNCH(bs_adaptive_split_kernel<P>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, nseq, bounds.data());
-	BS_LAUNCH(bs_adaptive_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, span, mirror ? 1 : 0, ncmp, bounds.data());
+	BS_LAUNCH(bs_adaptive_split_kernel<P>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, nseq, bounds.p);
+	if (cudaPeekAtLastError() == cudaSuccess)
+		BS_LAUNCH(bs_adaptive_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, span, mirror ? 1 : 0, ncmp, bounds.p);
 }
 
 /*
@@ -167,7 +178,7 @@ static void
 test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
 {
 	size_t		full = 1;
-	std::vector<P> a(n), ref, input;
+	std::vector<P> a(n), ref;
 
 	while (full < n)
 		full *= 2;
@@ -177,7 +188,7 @@ test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
 			ref_sort(a.data() + lo, n - lo < span / 2 ? n - lo : span / 2);
 	else
 		make_bitonic_blocks(a, 2 * span);
-	ref = input = a;
+	ref = a;
 	for (size_t c = 0; c < full / 2; c++)
 	{
 		size_t		i, p;
@@ -186,10 +197,11 @@ test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
 		if (p < n)
 			bs_cmpx(ref[i], ref[p]);
 	}
-	k.fn(a.data(), n, span, mirror, full / 2);
-	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(a, ref) && !same_pairs(a, input),
-				"%s %s n=%zu %s span=%zu: the CPU's comparators, some exchanged", k.name,
-				shape_name(a.data()), n, mirror ? "mirror" : "plain", span);
+	dev_buffer<P> d(a);
+	k.fn(d.p, n, span, mirror, full / 2);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref) && !same_pairs(a, ref),
+				"%s %s n=%zu %s span=%zu seed %llu: the CPU's comparators, some exchanged", k.name,
+				shape_name(a.data()), n, mirror ? "mirror" : "plain", span, (unsigned long long) seed);
 }
 
 /* All kernel tests of one shape and one sorter. */
@@ -227,10 +239,14 @@ int
 main(void)
 {
 	test_emulator();
-	test_shape<bs_pair32>();
-	test_shape<bs_pair64>();
+	for (uint64_t s : test_seeds)
+	{
+		use_seed(seed = s);
+		test_shape<bs_pair32>();
+		test_shape<bs_pair64>();
+	}
 	/* the emulator's speed: a 512-thread shared-memory kernel over 64K pairs */
 	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, false>, "bs_tile_sort"}, 65536, GEN_RANDOM);
 	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, true>, "bs_tile_sort<adaptive>"}, 65536, GEN_RANDOM);
-	return unit_exit_status();
+	return cuda_test_exit();
 }
