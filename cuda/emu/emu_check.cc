@@ -99,14 +99,23 @@ granule_access(const Region &r, Shadow &g, uintptr_t a, bool write, const void *
 	}
 }
 
+/* Where an access lies relative to a region's data, for a report. */
+std::string
+relative(uintptr_t a, const Region &r)
+{
+	if (a >= r.data_hi)
+		return std::to_string(a - r.data_hi) + " bytes past the end of " + r.name;
+	if (a < r.data_lo)
+		return std::to_string(r.data_lo - a) + " bytes before the start of " + r.name;
+	return "across the end of " + r.name;
+}
+
 /* Report an access outside every region's data and abandon the launch. */
 [[noreturn]] void
 out_of_bounds(uintptr_t a, unsigned size, bool write, const void *pc, const Region *r)
 {
-	std::string what = r == nullptr ?
-		"which is no device memory, shared array or stack of this thread" :
-		"offset " + std::to_string((ptrdiff_t) (a - r->data_lo)) + " of " + r->name +
-		", whose data is " + std::to_string(r->data_hi - r->data_lo) + " bytes";
+	std::string what = r == nullptr ? "which is no device memory, shared array or stack of this thread" :
+		relative(a, *r);
 
 	report(BS_EMU_OUT_OF_BOUNDS, "out of bounds: thread %s %s %u bytes at %p, %s, at %s",
 		   thread_name(running.tid).c_str(), write ? "writes" : "reads", size, (void *) a,

@@ -1,0 +1,345 @@
+/*
+ * test_emu_checks.cc — proof that the SIMT emulator's checks fail when they
+ * must: deliberately broken copies of our kernels (a barrier removed, a
+ * bound off by one, a barrier inside a divergent branch, an early exit
+ * before a barrier), each run on device memory, and each finding asserted
+ * by its kind and by what its report must name (kernel, shared array or
+ * allocation, source file).  Also: host code writing past a pinned buffer
+ * (the red zones), a copy past an allocation, and the schedule: the fixed
+ * order hides a missing barrier that a random seed exposes, and a seed
+ * replays its schedule.  The broken kernels are made of the real kernels'
+ * device functions, with one piece changed.  Emulator only.
+ */
+#include "cuda/tile_kernels.cuh"
+#include "cuda_test.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <initializer_list>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* bs_tile_sort with the barrier after the load removed: the first merge step reads pairs other threads may not have stored. */
+template<typename P>
+__global__ void
+tile_sort_no_load_barrier(P *a, size_t n)
+{
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	unsigned	valid = bs_tile_valid<P>(n);
+	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
+
+	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
+		s[i] = src[i];
+	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
+		bs_tile_network_merge(s, valid, k, true);
+	bs_tile_store(s, a, valid);
+}
+
+/* bs_tile_merge with the barriers between the network's steps removed. */
+template<typename P>
+__global__ void
+tile_merge_no_step_barrier(P *a, size_t n)
+{
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	unsigned	valid = bs_tile_valid<P>(n);
+
+	bs_tile_load(s, a, valid);
+	for (unsigned span = bs_pair_ops<P>::tile / 2; span >= 1; span /= 2)
+		for (unsigned c = threadIdx.x; c < bs_pair_ops<P>::tile / 2; c += blockDim.x)
+		{
+			unsigned	i, p;
+
+			bs_comparator<unsigned>(c, span, false, &i, &p);
+			if (p < valid)
+				bs_cmpx(s[i], s[p]);
+		}
+	__syncthreads();
+	bs_tile_store(s, a, valid);
+}
+
+/* bs_global_step with its bound off by one: the partner p == n, one past the end, is compared too. */
+template<typename P>
+__global__ void
+global_step_off_by_one(P *a, size_t n, size_t span, int mirror, size_t ncmp)
+{
+	for (size_t c = (size_t) blockIdx.x * blockDim.x + threadIdx.x; c < ncmp; c += (size_t) gridDim.x * blockDim.x)
+	{
+		size_t		i, p;
+
+		bs_comparator<size_t>(c, span, mirror != 0, &i, &p);
+		if (p <= n)
+			bs_cmpx(a[i], a[p]);
+	}
+}
+
+/* bs_tile_sort whose load is off by one: it stores one pair past the shared tile. */
+template<typename P>
+__global__ void
+tile_sort_load_off_by_one(P *a, size_t n)
+{
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	unsigned	valid = bs_tile_valid<P>(n);
+	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
+
+	for (unsigned i = threadIdx.x; i <= valid; i += blockDim.x)
+		s[i] = src[i];
+	__syncthreads();
+	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
+		bs_tile_network_merge(s, valid, k, true);
+	bs_tile_store(s, a, valid);
+}
+
+/* bs_tile_sort with the load's barrier inside a branch: only threads that loaded a pair reach it. */
+template<typename P>
+__global__ void
+tile_sort_divergent_barrier(P *a, size_t n)
+{
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	unsigned	valid = bs_tile_valid<P>(n);
+	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
+
+	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
+		s[i] = src[i];
+	if (threadIdx.x < valid)
+		__syncthreads();
+	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
+		bs_tile_network_merge(s, valid, k, true);
+	bs_tile_store(s, a, valid);
+}
+
+/* bs_tile_sort where threads without a pair return early, before the merges' barriers. */
+template<typename P>
+__global__ void
+tile_sort_early_exit(P *a, size_t n)
+{
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	unsigned	valid = bs_tile_valid<P>(n);
+
+	if (threadIdx.x >= valid)
+		return;
+	bs_tile_load(s, a, valid);
+	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
+		bs_tile_network_merge(s, valid, k, true);
+	bs_tile_store(s, a, valid);
+}
+
+/* Each thread stores base + its index and, with no barrier between, reads its left neighbour's. */
+__global__ void
+neighbour_no_barrier(unsigned *out, unsigned base)
+{
+	BS_SHARED_ARRAY(unsigned, s, 256);
+	unsigned	t = threadIdx.x;
+
+	s[t] = base + t;
+	out[t] = t > 0 ? s[t - 1] : base - 1;
+}
+
+/* Random pairs on the device, n of them. */
+template<typename P>
+static std::vector<P>
+random_pairs(size_t n)
+{
+	std::vector<P> a(n);
+
+	gen_pairs(a.data(), n, GEN_RANDOM, n);
+	return a;
+}
+
+/* A broken launch's outcome: a failed launch and findings all of one kind, whose first names every word. */
+static void
+expect_finding(const std::string &what, cudaError_t err, bs_emu_check kind, std::initializer_list<const char *> words)
+{
+	std::vector<bs_emu_report> r = bs_emu_take_reports();
+	bool		ok = err != cudaSuccess && !r.empty();
+	const char *missing = "";
+
+	for (const bs_emu_report &x : r)
+		ok &= x.kind == kind;
+	for (const char *w : words)
+		if (!r.empty() && r[0].text.find(w) == std::string::npos)
+		{
+			ok = false;
+			missing = w;
+		}
+	unit_report(ok, "%s: %s reported (%zu finding(s), launch error %d)%s%s", what.c_str(), bs_emu_check_names[kind],
+				r.size(), (int) err, *missing ? ", but the report does not name " : "", missing);
+	if (!r.empty())
+		unit_note("%s: %s", bs_emu_check_names[r[0].kind], r[0].text.c_str());
+}
+
+/* A missing barrier in shared memory is a race, under every seed, the fixed order included. */
+template<typename P>
+static void
+test_races(void)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+
+	for (uint64_t seed : {0, 1, 2})
+	{
+		dev_buffer<P> d(random_pairs<P>(2 * T + 5));
+
+		use_seed(seed);
+		BS_LAUNCH(tile_sort_no_load_barrier<P>, dim3(3), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+		expect_finding(std::string(shape_name(d.p)) + " tile sort without the load's barrier, seed " +
+					   std::to_string(seed) + (seed == 0 ? " (fixed order)" : ""), cudaGetLastError(), BS_EMU_RACE,
+					   {"tile_sort_no_load_barrier", "race (", "shared array s",
+						"bitonic_kernels.cuh:", "test_emu_checks.cc:", "BS_EMU_SEED="});
+	}
+	dev_buffer<P> d(random_pairs<P>(T));
+
+	BS_LAUNCH(tile_merge_no_step_barrier<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+	expect_finding(std::string(shape_name(d.p)) + " tile merge without the barriers between its steps",
+				   cudaGetLastError(), BS_EMU_RACE,
+				   {"tile_merge_no_step_barrier", "shared array s", "pair_ops.cuh:"});
+}
+
+/* Off-by-one bounds: in global memory (one past the allocation) and in shared memory (one past the array). */
+template<typename P>
+static void
+test_bounds(void)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+	dev_buffer<P> g(random_pairs<P>(4 * T - 3));
+	dev_buffer<P> s(random_pairs<P>(2 * T));
+	std::string past_end = "past the end of device allocation #";
+
+	BS_LAUNCH(global_step_off_by_one<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(g.p, g.n, 4 * T, 1, 2 * T);
+	expect_finding(std::string(shape_name(g.p)) + " global step with p <= n", cudaGetLastError(), BS_EMU_OUT_OF_BOUNDS,
+				   {"global_step_off_by_one", "reads", past_end.c_str(), "pair_ops.cuh:"});
+	/* one block of two tiles' data: only the shared store past the tile is out of bounds */
+	BS_LAUNCH(tile_sort_load_off_by_one<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n);
+	expect_finding(std::string(shape_name(s.p)) + " tile load with i <= valid", cudaGetLastError(), BS_EMU_OUT_OF_BOUNDS,
+				   {"tile_sort_load_off_by_one", "writes", "0 bytes past the end of shared array s",
+					"test_emu_checks.cc:"});
+	/* and the launch after an abandoned one runs clean */
+	BS_LAUNCH((bs_tile_sort<P, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n);
+	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_pending_reports() == 0,
+				"%s: the launch after an abandoned one runs clean", shape_name((P *) 0));
+}
+
+/* A barrier not every thread reaches: at another barrier, or after returning. */
+template<typename P>
+static void
+test_barriers(void)
+{
+	dev_buffer<P> d(random_pairs<P>(100));
+
+	BS_LAUNCH(tile_sort_divergent_barrier<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+	expect_finding("barrier inside if (threadIdx.x < valid)", cudaGetLastError(), BS_EMU_BARRIER,
+				   {"tile_sort_divergent_barrier", "barrier error", "100 thread(s) from (0,0,0)",
+					"412 thread(s) from (100,0,0)", "test_emu_checks.cc:", "bitonic_kernels.cuh:"});
+	BS_LAUNCH(tile_sort_early_exit<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+	expect_finding("return before the barriers for threads without a pair", cudaGetLastError(), BS_EMU_BARRIER,
+				   {"tile_sort_early_exit", "412 thread(s) from (100,0,0) have exited"});
+}
+
+/* Whether writing one past the end of a pinned buffer of 100 pairs kills a child process with SIGSEGV. */
+static bool
+guard_page_faults(void)
+{
+	bs_pair32  *pinned = nullptr;
+	pid_t		pid;
+	int			status = 0;
+
+	if (cudaMallocHost((void **) &pinned, 100 * sizeof(bs_pair32)) != cudaSuccess)
+		return false;
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+	{
+		pinned[100] = 7;
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	cudaFreeHost(pinned);
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
+}
+
+/* Host code past a pinned buffer, and a copy past an allocation: found without instrumentation. */
+static void
+test_fences(void)
+{
+	bs_pair32  *pinned = nullptr;
+	bs_pair32  *dev = nullptr;
+	std::vector<bs_pair32> host(101);
+	cudaError_t err;
+
+	unit_report(guard_page_faults(), "host code writing one past a pinned buffer hits its guard page (SIGSEGV)");
+	cudaMallocHost((void **) &pinned, 100 * sizeof(bs_pair32));
+	pinned[-1] = 7;				/* one before the start: into the red zone */
+	err = cudaFreeHost(pinned) == cudaSuccess ? cudaErrorIllegalAddress : cudaSuccess;
+	expect_finding("host writes one before a pinned buffer", err, BS_EMU_OUT_OF_BOUNDS,
+				   {"cudaFreeHost", "red zone of pinned allocation", "written over at offset -8"});
+	cudaMalloc((void **) &dev, 100 * sizeof(bs_pair32));
+	err = cudaMemcpy(dev, host.data(), 101 * sizeof(bs_pair32), cudaMemcpyHostToDevice);
+	expect_finding("cudaMemcpy of 101 pairs into 100", err, BS_EMU_OUT_OF_BOUNDS,
+				   {"cudaMemcpy", "destination's 808 bytes at offset 0 of device allocation"});
+	unit_report(err == cudaErrorInvalidValue && cudaGetLastError() == cudaErrorInvalidValue,
+				"cudaMemcpy past an allocation: cudaErrorInvalidValue, nothing copied");
+	cudaFree(dev);
+}
+
+/* One run of neighbour_no_barrier under a seed: which threads read their neighbour's new value; its race reported. */
+static std::vector<bool>
+neighbour_run(uint64_t seed, unsigned base, bool *raced)
+{
+	dev_buffer<unsigned> d(std::vector<unsigned>(256));
+	std::vector<bool> fresh(256);
+	std::vector<unsigned> out;
+
+	use_seed(seed);
+	BS_LAUNCH(neighbour_no_barrier, dim3(1), dim3(256), 0, nullptr)(d.p, base);
+	(void) cudaGetLastError();
+	std::vector<bs_emu_report> r = bs_emu_take_reports();
+
+	*raced = !r.empty() && r[0].kind == BS_EMU_RACE;
+	out = d.get();
+	for (unsigned t = 0; t < 256; t++)
+		fresh[t] = out[t] == base + t - 1;
+	return fresh;
+}
+
+/*
+ * The schedule: the fixed order hides a missing barrier; a random seed
+ * exposes it (each run stores other values, so a neighbour not yet run
+ * leaves a stale one); a seed replays its interleaving.
+ */
+static void
+test_schedule(void)
+{
+	const std::vector<bool> all(256, true);
+	std::vector<bool> first;
+	bool		raced,
+				raced_again,
+				exposed = false;
+	uint64_t	seed;
+
+	if (getenv("BS_EMU_SEED") != nullptr)
+	{
+		unit_note("schedule tests skipped: BS_EMU_SEED pins every seed");
+		return;
+	}
+	unit_report(neighbour_run(0, 1000, &raced) == all && raced,
+				"schedule seed 0 (fixed order): a missing barrier gives the right answer, yet its race is reported");
+	for (seed = 1; seed <= 3 && !exposed; seed++)
+		exposed = neighbour_run(seed, 2000 + 1000 * (unsigned) seed, &raced) != all && raced;
+	unit_report(exposed, "schedule: a random seed makes the missing barrier give a wrong answer (seed %llu)",
+				(unsigned long long) (seed - 1));
+	first = neighbour_run(7, 10000, &raced);
+	unit_report(first != all && neighbour_run(7, 20000, &raced_again) == first && raced && raced_again,
+				"schedule: the same seed replays the same interleaving");
+}
+
+int
+main(void)
+{
+	bs_emu_print_reports(false);
+	test_races<bs_pair32>();
+	test_races<bs_pair64>();
+	test_bounds<bs_pair32>();
+	test_bounds<bs_pair64>();
+	test_barriers<bs_pair32>();
+	test_fences();
+	test_schedule();
+	return cuda_test_exit();
+}
