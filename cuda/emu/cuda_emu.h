@@ -147,8 +147,8 @@ extern void bs_emu_syncthreads(const char *file, int line);
 /* Bytes of red zone on either side of a shared array. */
 #define BS_EMU_SHARED_REDZONE 256
 
-/* Tell the checks where a shared array and its red zones are. */
-extern void bs_emu_shared_register(const void *lo, const void *data, size_t bytes, const void *hi,
+/* Tell the checks where a shared array and its red zones are; its elements have elem bytes. */
+extern void bs_emu_shared_register(const void *lo, const void *data, size_t bytes, size_t elem, const void *hi,
 								   const char *name, const char *function);
 
 /*
@@ -176,7 +176,7 @@ bs_emu_shared_data(bs_emu_shared<T, N> &a, const char *name, const char *functio
 	if (!a.registered)
 	{
 		a.registered = true;
-		bs_emu_shared_register(a.front, a.data, sizeof(a.data), a.back + sizeof(a.back), name, function);
+		bs_emu_shared_register(a.front, a.data, sizeof(a.data), sizeof(T), a.back + sizeof(a.back), name, function);
 	}
 	return a.data;
 }

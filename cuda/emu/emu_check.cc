@@ -17,9 +17,11 @@
  * BS_EMU_SWITCH accesses on average), so that threads interleave inside a
  * barrier interval and not only between barriers.
  *
- * Race check: every 4-byte granule of a shared array remembers its last
+ * Race check: every granule of a shared array (an element, or the largest
+ * power of two up to 16 bytes that divides its size) remembers its last
  * writer and up to two readers in the current barrier interval (intervals
- * are numbered across blocks and launches, so nothing is ever cleared).  A
+ * are numbered across blocks and launches, so nothing is cleared until the
+ * 32-bit number wraps).  A
  * read of a granule another thread wrote, or a write of one another thread
  * read or wrote, in the same interval is a hazard no schedule makes safe.
  * The kernels have no warp-synchronous code (every exchange of data through
@@ -46,7 +48,7 @@ thread_local Launch launch;
 namespace
 {
 
-uint64_t	epochs;				/* barrier intervals so far */
+uint32_t	epochs;				/* barrier intervals so far */
 /* racing pairs of code addresses already reported in this launch */
 std::set<std::pair<const void *, const void *>> reported;
 
@@ -69,7 +71,7 @@ race(const Region &r, uintptr_t a, const char *hazard, unsigned other, const voi
 void
 granule_access(const Region &r, Shadow &g, uintptr_t a, bool write, const void *pc)
 {
-	uint64_t	e = running.epoch;
+	uint32_t	e = running.epoch;
 	uint16_t	t = (uint16_t) running.tid;
 
 	if (g.wepoch == e && g.wtid != t)
@@ -135,11 +137,13 @@ check(const void *p, unsigned size, bool write, const void *pc)
 	if (a - running.stack_lo < running.stack_hi - running.stack_lo ||
 		a - (uintptr_t) &bs_emu_at < sizeof(bs_emu_at))
 		return;
-	r = region_find(a);
+	r = region_last;
+	if (r == nullptr || a - r->lo >= r->hi - r->lo)
+		r = region_find(a);
 	if (r == nullptr || a < r->data_lo || a + size > r->data_hi)
 		out_of_bounds(a, size, write, pc, r);
 	if (r->kind == Region::SHARED)
-		for (uintptr_t g = (a - r->data_lo) / 4; g <= (a + size - 1 - r->data_lo) / 4; g++)
+		for (uintptr_t g = (a - r->data_lo) >> r->granule_shift; g <= (a + size - 1 - r->data_lo) >> r->granule_shift; g++)
 			granule_access(*r, r->shadow[g], a, write, pc);
 	if (running.switch_mean > 0 && --running.countdown <= 0)
 	{
@@ -150,11 +154,16 @@ check(const void *p, unsigned size, bool write, const void *pc)
 
 }								/* namespace */
 
-/* A new barrier interval (a block starts, or its threads pass a barrier). */
+/* A new barrier interval (a block starts, or its threads pass a barrier); at the wrap, history is forgotten. */
 void
 next_epoch(void)
 {
-	running.epoch = ++epochs;
+	if (++epochs == 0)
+	{
+		shadows_clear();
+		epochs = 1;
+	}
+	running.epoch = epochs;
 }
 
 /* A launch starts: each pair of racing accesses is reported once per launch. */

@@ -16,10 +16,10 @@
 namespace bs_emu
 {
 
-/* One 4-byte granule of a shared array: who wrote and who read it in which barrier interval. */
+/* One granule of a shared array: who wrote and who read it in which barrier interval. */
 struct Shadow
 {
-	uint64_t	wepoch = 0,
+	uint32_t	wepoch = 0,
 				repoch = 0;
 	uint16_t	wtid = 0,
 				rtid = 0,			/* the first reader in repoch */
@@ -40,6 +40,7 @@ struct Region
 	uintptr_t	lo, hi;				/* the fenced region: red zones included */
 	uintptr_t	data_lo, data_hi;	/* what may be accessed */
 	std::string name;				/* "s in bs_tile_sort", "device allocation #3" */
+	unsigned	granule_shift = 0;	/* shared arrays: log2 of the bytes of a granule */
 	std::vector<Shadow> shadow;		/* shared arrays only: one per granule */
 };
 
@@ -55,6 +56,10 @@ extern cudaError_t fail(cudaError_t err);
 /* emu_memory.cc */
 /* The region whose fence holds addr, or null. */
 extern Region *region_find(uintptr_t addr);
+/* region_find's last answer (null after a region is removed): the hooks try it first. */
+extern Region *region_last;
+/* Forget every shared array's access history (the interval numbers wrapped). */
+extern void shadows_clear(void);
 /* Add a region (shared arrays; allocations add their own). */
 extern void region_add(Region r);
 /* Check the red zones of every allocation; report what was written over. */
@@ -92,7 +97,7 @@ struct Running
 	unsigned	tid;				/* linear thread index in the block */
 	uintptr_t	stack_lo,
 				stack_hi;			/* its fibre's stack */
-	uint64_t	epoch;				/* barrier interval, unique over all blocks */
+	uint32_t	epoch;				/* barrier interval, unique over all blocks (until it wraps) */
 	long		countdown;			/* accesses before a random switch */
 	long		switch_mean;		/* mean accesses between switches; 0: none */
 };

@@ -13,6 +13,7 @@
  */
 #include "emu_internal.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -39,7 +40,6 @@ struct Memory
 };
 
 Memory		mem;
-thread_local Region *last_found;	/* region_find's last answer */
 
 /* The system's page size. */
 size_t
@@ -105,7 +105,7 @@ fenced_free(Region *r)
 
 	redzones_intact(r->kind == Region::DEVICE ? "cudaFree" : "cudaFreeHost");
 	mem.regions.erase(r->lo);
-	last_found = nullptr;
+	region_last = nullptr;
 	mem.live--;
 	munmap(m, len);
 }
@@ -133,11 +133,13 @@ copy_range_ok(const void *p, size_t size, bool device, const char *side)
 
 }								/* namespace */
 
+Region	   *region_last;
+
 /* The region whose fence holds addr, or null. */
 Region *
 region_find(uintptr_t addr)
 {
-	Region	   *r = last_found;
+	Region	   *r = region_last;
 
 	if (r != nullptr && addr - r->lo < r->hi - r->lo)
 		return r;
@@ -148,7 +150,15 @@ region_find(uintptr_t addr)
 	--it;
 	if (addr - it->second.lo >= it->second.hi - it->second.lo)
 		return nullptr;
-	return last_found = &it->second;
+	return region_last = &it->second;
+}
+
+/* Forget every shared array's access history (the interval numbers wrapped). */
+void
+shadows_clear(void)
+{
+	for (auto &kv : mem.regions)
+		std::fill(kv.second.shadow.begin(), kv.second.shadow.end(), Shadow());
 }
 
 /* Add a region (shared arrays; allocations add their own). */
@@ -158,7 +168,7 @@ region_add(Region r)
 	uintptr_t	lo = r.lo;
 
 	if (r.kind == Region::SHARED)
-		r.shadow.resize((r.data_hi - r.data_lo + 3) / 4);
+		r.shadow.resize(((r.data_hi - r.data_lo) >> r.granule_shift) + 1);
 	mem.regions.emplace(lo, std::move(r));
 }
 
@@ -328,13 +338,16 @@ bs_emu_reset_peak(void)
 	mem.device_peak = mem.device_bytes;
 }
 
-/* Tell the checks where a shared array and its red zones are. */
+/* Tell the checks where a shared array and its red zones are; its elements have elem bytes. */
 void
-bs_emu_shared_register(const void *lo, const void *data, size_t bytes, const void *hi,
+bs_emu_shared_register(const void *lo, const void *data, size_t bytes, size_t elem, const void *hi,
 					   const char *name, const char *function)
 {
 	Region		r;
 
+	/* a granule: the largest power of two, up to 16, that divides the element's size */
+	while (r.granule_shift < 4 && elem % ((size_t) 2 << r.granule_shift) == 0)
+		r.granule_shift++;
 	r.kind = Region::SHARED;
 	r.lo = (uintptr_t) lo;
 	r.hi = (uintptr_t) hi;

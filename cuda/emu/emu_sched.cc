@@ -54,7 +54,11 @@ struct Fibre
 	int			line = 0;
 };
 
-/* The scheduler of the grid that runs now on this OS thread. */
+/*
+ * The scheduler of the grid that runs now.  One OS thread launches at a
+ * time (the emulated memory is process-wide too); not a thread-local: with
+ * its constructor, every use would call the thread-local initialiser.
+ */
 struct Scheduler
 {
 	jmp_buf		jb;
@@ -68,7 +72,7 @@ struct Scheduler
 	uint64_t	rng = 0;
 };
 
-thread_local Scheduler sched;
+Scheduler	sched;
 
 /* The schedule's seed, read from BS_EMU_SEED once; launches counted from each new seed. */
 struct Seeds
