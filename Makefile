@@ -9,6 +9,7 @@
 #   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES, BENCH_REPS)
 #   make bench-prefetch  how far ahead the ORDER BY emit loop should prefetch
 #   make bench-first-touch  what writing never-touched memory costs this machine
+#   make bench-gpu       where a GPU is: CUDA unit tests on it, the sorters against CUB, SQL with device=gpu
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -76,7 +77,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo test bench bench-orderby
+.PHONY: demo test bench bench-orderby bench-gpu
 demo:
 	test/scripts/demo.sh
 test:
@@ -86,6 +87,8 @@ bench: bench-sorters bench-prefetch bench-first-touch
 	test/scripts/bench-orderby.sh
 bench-orderby:
 	test/scripts/bench-orderby.sh
+bench-gpu:
+	test/scripts/bench-gpu.sh
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress

@@ -107,3 +107,9 @@ EXTRA_CLEAN += build cuda/*.o cuda/emu/*.o
 .PHONY: cuda-cost-model
 cuda-cost-model:
 	python3 test/bench/cuda_cost_model.py
+
+# ptxas's registers, shared memory and spills per kernel for sm_80 and
+# sm_90, and the occupancy they allow (nvcc needed, no GPU).
+.PHONY: cuda-occupancy
+cuda-occupancy:
+	python3 test/bench/cuda_occupancy.py --nvcc $(NVCC)

@@ -59,6 +59,32 @@ test/unit/bin/%: test/unit/%.cc $(UNIT_EMU_OBJS) $(UNIT_EMU_DEPS)
 	$(CXX) -o $@ $@.o $(UNIT_EMU_OBJS) $(HWY_LIBS) -ldl -lpthread -lm
 	@rm -f $@.o
 
+# The CUDA unit tests that hold no emulator-only check, and the CUDA
+# benchmark (test/bench/cuda_sort_bench.cu, against CUB), built with nvcc
+# for a real GPU of architecture sm_$(GPU_ARCH): make bench-gpu runs them
+# (test/scripts/bench-gpu.sh); make bench-gpu-build only builds them, which
+# works without a GPU.
+GPU_ARCH ?= 90
+GPU_DIR = test/unit/bin/gpu
+GPU_NVCC_FLAGS = -O3 -std=c++17 -arch=sm_$(GPU_ARCH) -Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-Werror -I. -Isrc/core -Itest/unit
+GPU_CU_OBJS = $(patsubst cuda/%.cu,$(GPU_DIR)/%.o,$(wildcard cuda/*.cu))
+GPU_BINS = $(GPU_DIR)/test_cuda_kernels $(GPU_DIR)/test_cuda_sort $(GPU_DIR)/cuda_sort_bench
+GPU_DEPS = $(wildcard cuda/*.h cuda/*.cuh) $(UNIT_DEPS)
+
+$(GPU_DIR)/%.o: cuda/%.cu $(GPU_DEPS)
+	@mkdir -p $(GPU_DIR)
+	$(NVCC) $(GPU_NVCC_FLAGS) -c $< -o $@
+$(GPU_DIR)/test_%: test/unit/test_%.cc $(GPU_CU_OBJS) $(UNIT_EMU_CORE_OBJS) $(GPU_DEPS)
+	$(NVCC) $(GPU_NVCC_FLAGS) -x cu -c $< -o $@.o
+	$(NVCC) $(GPU_NVCC_FLAGS) -o $@ $@.o $(GPU_CU_OBJS) $(UNIT_EMU_CORE_OBJS) $(HWY_LIBS) -lpthread -lm
+	@rm -f $@.o
+$(GPU_DIR)/cuda_sort_bench: test/bench/cuda_sort_bench.cu $(GPU_CU_OBJS) $(UNIT_EMU_CORE_OBJS) $(GPU_DEPS)
+	$(NVCC) $(GPU_NVCC_FLAGS) -o $@ $< $(GPU_CU_OBJS) $(UNIT_EMU_CORE_OBJS) $(HWY_LIBS) -lpthread -lm
+
+.PHONY: bench-gpu-build
+bench-gpu-build: $(GPU_BINS)
+
 .PHONY: unit unit-build
 unit-build: $(UNIT_BINS) $(UNIT_CU_BINS)
 unit: unit-build
