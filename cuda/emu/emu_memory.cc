@@ -87,27 +87,27 @@ fenced_alloc(size_t size, Region::Kind kind)
 	return (void *) r.data_lo;
 }
 
-/* The allocation whose data starts at p, or null. */
-Region *
-allocation_at(const void *p, Region::Kind kind)
+/* Free the allocation of this kind whose data starts at p, after checking its red zones. */
+cudaError_t
+fenced_free(void *p, Region::Kind kind)
 {
 	Region	   *r = region_find((uintptr_t) p);
 
-	return r && r->kind == kind && r->data_lo == (uintptr_t) p ? r : nullptr;
-}
-
-/* Unmap an allocation, after checking its red zones. */
-void
-fenced_free(Region *r)
-{
+	if (p == nullptr)
+		return cudaSuccess;
+	if (r == nullptr || r->kind != kind || r->data_lo != (uintptr_t) p)
+		return fail(cudaErrorInvalidValue);
 	void	   *m = (void *) r->lo;
 	size_t		len = r->hi - r->lo;
 
-	redzones_intact(r->kind == Region::DEVICE ? "cudaFree" : "cudaFreeHost");
+	redzones_intact(kind == Region::DEVICE ? "cudaFree" : "cudaFreeHost");
+	if (kind == Region::DEVICE)
+		mem.device_bytes -= r->data_hi - r->data_lo;
 	mem.regions.erase(r->lo);
 	region_last = nullptr;
 	mem.live--;
 	munmap(m, len);
+	return cudaSuccess;
 }
 
 /* Whether [p, p + size) lies in one allocation's data; device says it must be device memory. */
@@ -257,15 +257,7 @@ cudaMalloc(void **ptr, size_t size)
 cudaError_t
 cudaFree(void *ptr)
 {
-	if (ptr == nullptr)
-		return cudaSuccess;
-	Region	   *r = allocation_at(ptr, Region::DEVICE);
-
-	if (r == nullptr)
-		return fail(cudaErrorInvalidValue);
-	mem.device_bytes -= r->data_hi - r->data_lo;
-	fenced_free(r);
-	return cudaSuccess;
+	return fenced_free(ptr, Region::DEVICE);
 }
 
 /* Pinned host memory: a fenced mapping that is counted (kernels may read it, as mapped memory). */
@@ -278,18 +270,11 @@ cudaMallocHost(void **ptr, size_t size)
 	return cudaSuccess;
 }
 
-/* Free pinned memory. */
+/* Free pinned memory; a pointer cudaMallocHost did not return is an error. */
 cudaError_t
 cudaFreeHost(void *ptr)
 {
-	if (ptr == nullptr)
-		return cudaSuccess;
-	Region	   *r = allocation_at(ptr, Region::PINNED);
-
-	if (r == nullptr)
-		return fail(cudaErrorInvalidValue);
-	fenced_free(r);
-	return cudaSuccess;
+	return fenced_free(ptr, Region::PINNED);
 }
 
 /* A copy in any direction is a memmove here, once both sides are checked. */

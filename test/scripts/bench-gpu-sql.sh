@@ -26,13 +26,10 @@ mkdir -p tmp/bench
 	echo "CREATE TEMP TABLE results (what text, n bigint, device text, ms float8);"
 	echo "\\o /dev/null"
 	for n in $SIZES; do
-		for t in int4 int8 float8; do
-			case $t in
-				int4) expr="(random() * 2e9 - 1e9)::int4" ;;
-				int8) expr="(random() * 1e18)::int8" ;;
-				float8) expr="random() - 0.5" ;;
-			esac
-			echo "CREATE TEMP TABLE arr AS SELECT ARRAY(SELECT $expr FROM generate_series(1, $n)) AS a;"
+		# type and how a random value of it is made
+		for spec in "int4 (random() * 2e9 - 1e9)::int4" "int8 (random() * 1e18)::int8" "float8 random() - 0.5"; do
+			t=${spec%% *}
+			echo "CREATE TEMP TABLE arr AS SELECT ARRAY(SELECT ${spec#* } FROM generate_series(1, $n)) AS a;"
 			echo "INSERT INTO results SELECT 'gpu_sort $t', $n, 'native', pg_temp.native_ms('arr', $REPS);"
 			for dev in cpu gpu; do
 				echo "SET bitonic_sort.device = $dev;"

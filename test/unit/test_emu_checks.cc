@@ -20,17 +20,39 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* bs_tile_sort with the barrier after the load removed: the first merge step reads pairs other threads may not have stored. */
+/* bs_tile_load without its barrier, copying extra pairs more than valid (1: off by one). */
+template<typename P>
+static __device__ void
+load_unsynced(P *s, const P *a, unsigned valid, unsigned extra)
+{
+	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
+
+	for (unsigned i = threadIdx.x; i < valid + extra; i += blockDim.x)
+		s[i] = src[i];
+}
+
+/* How broken_tile_sort breaks bs_tile_sort. */
+enum tile_fault
+{
+	NO_LOAD_BARRIER,			/* the barrier after the load removed */
+	LOAD_OFF_BY_ONE,			/* the load copies valid + 1 pairs */
+	DIVERGENT_BARRIER,			/* the load's barrier only for threads that loaded a pair */
+	EARLY_EXIT					/* threads without a pair return before every barrier */
+};
+
+/* bs_tile_sort (load, merges, store) with one fault. */
 template<typename P>
 __global__ void
-tile_sort_no_load_barrier(P *a, size_t n)
+broken_tile_sort(P *a, size_t n, tile_fault fault)
 {
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
 	unsigned	valid = bs_tile_valid<P>(n);
-	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
 
-	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
-		s[i] = src[i];
+	if (fault == EARLY_EXIT && threadIdx.x >= valid)
+		return;
+	load_unsynced(s, a, valid, fault == LOAD_OFF_BY_ONE ? 1 : 0);
+	if (fault != NO_LOAD_BARRIER && (fault != DIVERGENT_BARRIER || threadIdx.x < valid))
+		__syncthreads();
 	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
 		bs_tile_network_merge(s, valid, k, true);
 	bs_tile_store(s, a, valid);
@@ -71,57 +93,6 @@ global_step_off_by_one(P *a, size_t n, size_t span, int mirror, size_t ncmp)
 		if (p <= n)
 			bs_cmpx(a[i], a[p]);
 	}
-}
-
-/* bs_tile_sort whose load is off by one: it stores one pair past the shared tile. */
-template<typename P>
-__global__ void
-tile_sort_load_off_by_one(P *a, size_t n)
-{
-	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
-	unsigned	valid = bs_tile_valid<P>(n);
-	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
-
-	for (unsigned i = threadIdx.x; i <= valid; i += blockDim.x)
-		s[i] = src[i];
-	__syncthreads();
-	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
-		bs_tile_network_merge(s, valid, k, true);
-	bs_tile_store(s, a, valid);
-}
-
-/* bs_tile_sort with the load's barrier inside a branch: only threads that loaded a pair reach it. */
-template<typename P>
-__global__ void
-tile_sort_divergent_barrier(P *a, size_t n)
-{
-	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
-	unsigned	valid = bs_tile_valid<P>(n);
-	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
-
-	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
-		s[i] = src[i];
-	if (threadIdx.x < valid)
-		__syncthreads();
-	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
-		bs_tile_network_merge(s, valid, k, true);
-	bs_tile_store(s, a, valid);
-}
-
-/* bs_tile_sort where threads without a pair return early, before the merges' barriers. */
-template<typename P>
-__global__ void
-tile_sort_early_exit(P *a, size_t n)
-{
-	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
-	unsigned	valid = bs_tile_valid<P>(n);
-
-	if (threadIdx.x >= valid)
-		return;
-	bs_tile_load(s, a, valid);
-	for (unsigned k = 2; k <= bs_tile_top(valid); k *= 2)
-		bs_tile_network_merge(s, valid, k, true);
-	bs_tile_store(s, a, valid);
 }
 
 /* Each thread stores base + its index and, with no barrier between, reads its left neighbour's. */
@@ -180,10 +151,10 @@ test_races(void)
 		dev_buffer<P> d(random_pairs<P>(2 * T + 5));
 
 		use_seed(seed);
-		BS_LAUNCH(tile_sort_no_load_barrier<P>, dim3(3), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+		BS_LAUNCH(broken_tile_sort<P>, dim3(3), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n, NO_LOAD_BARRIER);
 		expect_finding(std::string(shape_name(d.p)) + " tile sort without the load's barrier, seed " +
 					   std::to_string(seed) + (seed == 0 ? " (fixed order)" : ""), cudaGetLastError(), BS_EMU_RACE,
-					   {"tile_sort_no_load_barrier", "race (", "shared array s",
+					   {"broken_tile_sort", "race (", "shared array s",
 						"bitonic_kernels.cuh:", "test_emu_checks.cc:", "BS_EMU_SEED="});
 	}
 	dev_buffer<P> d(random_pairs<P>(T));
@@ -208,9 +179,9 @@ test_bounds(void)
 	expect_finding(std::string(shape_name(g.p)) + " global step with p <= n", cudaGetLastError(), BS_EMU_OUT_OF_BOUNDS,
 				   {"global_step_off_by_one", "reads", past_end.c_str(), "pair_ops.cuh:"});
 	/* one block of two tiles' data: only the shared store past the tile is out of bounds */
-	BS_LAUNCH(tile_sort_load_off_by_one<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n);
+	BS_LAUNCH(broken_tile_sort<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n, LOAD_OFF_BY_ONE);
 	expect_finding(std::string(shape_name(s.p)) + " tile load with i <= valid", cudaGetLastError(), BS_EMU_OUT_OF_BOUNDS,
-				   {"tile_sort_load_off_by_one", "writes", "0 bytes past the end of shared array s",
+				   {"broken_tile_sort", "writes", "0 bytes past the end of shared array s",
 					"test_emu_checks.cc:"});
 	/* and the launch after an abandoned one runs clean */
 	BS_LAUNCH((bs_tile_sort<P, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n);
@@ -225,13 +196,13 @@ test_barriers(void)
 {
 	dev_buffer<P> d(random_pairs<P>(100));
 
-	BS_LAUNCH(tile_sort_divergent_barrier<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+	BS_LAUNCH(broken_tile_sort<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n, DIVERGENT_BARRIER);
 	expect_finding("barrier inside if (threadIdx.x < valid)", cudaGetLastError(), BS_EMU_BARRIER,
-				   {"tile_sort_divergent_barrier", "barrier error", "100 thread(s) from (0,0,0)",
+				   {"broken_tile_sort", "barrier error", "100 thread(s) from (0,0,0)",
 					"412 thread(s) from (100,0,0)", "test_emu_checks.cc:", "bitonic_kernels.cuh:"});
-	BS_LAUNCH(tile_sort_early_exit<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+	BS_LAUNCH(broken_tile_sort<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n, EARLY_EXIT);
 	expect_finding("return before the barriers for threads without a pair", cudaGetLastError(), BS_EMU_BARRIER,
-				   {"tile_sort_early_exit", "412 thread(s) from (100,0,0) have exited"});
+				   {"broken_tile_sort", "412 thread(s) from (100,0,0) have exited"});
 }
 
 /* Whether writing one past the end of a pinned buffer of 100 pairs kills a child process with SIGSEGV. */
