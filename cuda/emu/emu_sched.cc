@@ -266,7 +266,7 @@ barrier_agrees(unsigned nthreads)
 	if (exited > 0)
 		what += std::to_string(exited) + " thread(s) from " + thread_name(first_exited) + " have exited; ";
 	report(BS_EMU_BARRIER, "barrier error: not every live thread of the block reached the same barrier: %s"
-		   "a GPU would hang or let the block run on unsynchronised", what.c_str());
+		   "on a GPU the block would hang or run on unsynchronised", what.c_str());
 	return false;
 }
 
