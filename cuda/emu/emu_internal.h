@@ -67,6 +67,10 @@ extern bool redzones_intact(const char *after);
 /* Device and pinned allocations not yet freed. */
 extern long live_allocations(void);
 
+/* emu_fault.cc */
+/* Install the guard-page fault handler once (the first fenced allocation does). */
+extern void fault_handler_install(void);
+
 /*
  * emu_sched.cc: the launch running now on this OS thread.  Thread-locals
  * used across files have no initialisers (zero is their start), so that

@@ -71,6 +71,7 @@ fenced_alloc(size_t size, Region::Kind kind)
 
 	if (m == MAP_FAILED)
 		return nullptr;
+	fault_handler_install();
 	mprotect(m, page, PROT_NONE);
 	mprotect(m + page + inner, page, PROT_NONE);
 	r.kind = kind;

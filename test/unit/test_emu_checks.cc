@@ -205,22 +205,30 @@ test_barriers(void)
 				   {"broken_tile_sort", "412 thread(s) from (100,0,0) have exited"});
 }
 
-/* Whether writing one past the end of a pinned buffer of 100 pairs kills a child process with SIGSEGV. */
+/* Whether writing one past the end of a pinned buffer of 100 pairs kills a child process with SIGSEGV, and what it said. */
 static bool
-guard_page_faults(void)
+guard_page_faults(std::string *said)
 {
 	bs_pair32  *pinned = nullptr;
 	pid_t		pid;
-	int			status = 0;
+	int			status = 0,
+				fd[2];
+	char		buf[1024];
+	ssize_t		len;
 
-	if (cudaMallocHost((void **) &pinned, 100 * sizeof(bs_pair32)) != cudaSuccess)
+	if (cudaMallocHost((void **) &pinned, 100 * sizeof(bs_pair32)) != cudaSuccess || pipe(fd) != 0)
 		return false;
 	fflush(stdout);
 	if ((pid = fork()) == 0)
 	{
+		dup2(fd[1], 2);
 		pinned[100] = 7;
 		_exit(0);
 	}
+	close(fd[1]);
+	while ((len = read(fd[0], buf, sizeof(buf))) > 0)
+		said->append(buf, (size_t) len);
+	close(fd[0]);
 	waitpid(pid, &status, 0);
 	cudaFreeHost(pinned);
 	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
@@ -235,7 +243,11 @@ test_fences(void)
 	std::vector<bs_pair32> host(101);
 	cudaError_t err;
 
-	unit_report(guard_page_faults(), "host code writing one past a pinned buffer hits its guard page (SIGSEGV)");
+	std::string said;
+
+	unit_report(guard_page_faults(&said) && said.find("0 bytes past the end of pinned allocation") != std::string::npos,
+				"host code writing one past a pinned buffer hits its guard page: SIGSEGV, the allocation named");
+	unit_note("%s", said.substr(said.find("SIMT"), said.find('\n') - said.find("SIMT")).c_str());
 	cudaMallocHost((void **) &pinned, 100 * sizeof(bs_pair32));
 	pinned[-1] = 7;				/* one before the start: into the red zone */
 	err = cudaFreeHost(pinned) == cudaSuccess ? cudaErrorIllegalAddress : cudaSuccess;
