@@ -24,11 +24,13 @@ CORE_OBJS = \
 	src/core/worker.o \
 	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \
-	src/core/sort_dispatch.o
+	src/core/sort_dispatch.o \
+	src/core/threads.o
 
 OBJS = \
 	src/bitonic_sort.o \
 	src/guc.o \
+	src/thread_budget.o \
 	src/keys.o \
 	src/sort_run.o \
 	src/sort_parts.o \

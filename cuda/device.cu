@@ -4,7 +4,9 @@
  */
 #include "cuda_internal.cuh"
 
+#include <csignal>
 #include <cstdio>
+#include <pthread.h>
 
 /* The oldest architecture the module is compiled for (sm_75). */
 #define BS_MIN_CC 75
@@ -48,9 +50,9 @@ bs_cuda_set_memory_limit(size_t bytes)
 	memory_limit = bytes;
 }
 
-/* Pick the device with the most memory among those of sm_75 or newer. */
-bool
-bs_cuda_select_device(void)
+/* Pick the device with the most memory among those of sm_75 or newer (signals as they are). */
+static bool
+select_device(void)
 {
 	int			count = 0;
 
@@ -82,6 +84,27 @@ bs_cuda_select_device(void)
 		return false;
 	}
 	return bs_cuda_check(cudaSetDevice(chosen_device), "cudaSetDevice");
+}
+
+/*
+ * Pick the device with every signal blocked: the runtime's first calls
+ * start the driver's threads, which inherit the caller's mask, and a
+ * backend's SIGINT, SIGALRM or SIGUSR1 must never run PostgreSQL's handler
+ * on one of them.  The caller's mask is restored (signals that arrived
+ * meanwhile are delivered then).
+ */
+bool
+bs_cuda_select_device(void)
+{
+	sigset_t	all,
+				old;
+	bool		ok;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = select_device();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
 }
 
 /* Device bytes one sort may use now: the limit, within 90% of the free memory. */
