@@ -9,6 +9,7 @@
 #   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES, BENCH_REPS)
 #   make bench-prefetch  how far ahead the ORDER BY emit loop should prefetch
 #   make bench-first-touch  what writing never-touched memory costs this machine
+#   make bench-cancel    how long an ORDER BY takes to stop after a cancel, at points over its run
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -78,7 +79,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo test bench bench-orderby
+.PHONY: demo test bench bench-orderby bench-cancel
 demo:
 	test/scripts/demo.sh
 test:
@@ -88,6 +89,8 @@ bench: bench-sorters bench-prefetch bench-first-touch
 	test/scripts/bench-orderby.sh
 bench-orderby:
 	test/scripts/bench-orderby.sh
+bench-cancel:
+	test/scripts/bench-cancel.sh
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress

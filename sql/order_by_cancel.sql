@@ -6,8 +6,10 @@
 -- about a second; this session cancels it as soon as pg_stat_activity shows
 -- it waiting for a part (wait_event_type Extension), which is certain to
 -- happen while parts remain, and times the cancel in its own clock.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 CREATE EXTENSION IF NOT EXISTS dblink;
+RESET client_min_messages;
 CREATE TABLE bs_cancel AS
   SELECT i AS id, hashint4(i)::int8 AS k FROM generate_series(1, 4000000) i;
 ANALYZE bs_cancel;

@@ -34,6 +34,7 @@ extern void BitonicGucInit(void);
 
 /* thread_budget.c */
 extern void BitonicThreadBudgetInit(void);
+extern bool BitonicThreadBudgetShared(void);
 
 /*
  * The emulated build (make emu) is the test build: besides the emulator's

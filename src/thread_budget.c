@@ -17,6 +17,7 @@
 #include "storage/shmem.h"
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static bool shared = false;		/* this process counts its threads in the pool */
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 /* Ask for the pool's shared memory. */
@@ -34,6 +35,7 @@ release_threads(int code, Datum arg)
 {
 	bs_threads_release_all();
 	bs_threads_share(NULL);
+	shared = false;
 }
 
 /* Find (or make, in the postmaster) the pool and count this process's threads in it. */
@@ -48,6 +50,7 @@ attach_pool(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	mem = ShmemInitStruct("bitonic_sort thread pool", bs_thread_pool_size(), &found);
 	bs_threads_share(found ? (bs_thread_pool *) mem : bs_thread_pool_init(mem));
+	shared = true;
 	LWLockRelease(AddinShmemInitLock);
 	on_shmem_exit(release_threads, (Datum) 0);
 }
@@ -62,4 +65,11 @@ BitonicThreadBudgetInit(void)
 	shmem_request_hook = request_pool;
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = attach_pool;
+}
+
+/* Whether this backend's threads count in the server-wide budget. */
+bool
+BitonicThreadBudgetShared(void)
+{
+	return shared;
 }
