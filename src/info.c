@@ -4,6 +4,8 @@
  */
 #include "bitonic_sort.h"
 
+#include "core/threads.h"
+
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
@@ -41,7 +43,8 @@ bitonic_sort_info(PG_FUNCTION_ARGS)
 					 psprintf("algorithms=bitonic,adaptive, auto=adaptive below %zu pairs, else bitonic",
 							  bs_auto_threshold(BS_BACKEND_CPU)),
 					 BitonicThreadBudgetShared() ?
-					 psprintf("max_threads=%d of all backends", bitonic_sort_max_threads) :
+					 psprintf("max_threads=%d of all backends (%u alive)", bitonic_sort_max_threads,
+							  bs_threads_shared_alive()) :
 					 "max_threads=this backend's (not preloaded)"));
 
 	gpu_usable = BitonicGpuUsable(&gpu_reason);

@@ -117,6 +117,13 @@ bs_threads_alive(void)
 	return atomic_load(&process_alive);
 }
 
+/* Threads alive in the processes sharing the pool (see threads.h). */
+unsigned
+bs_threads_shared_alive(void)
+{
+	return shared_alive != NULL ? atomic_load(shared_alive) : atomic_load(&process_alive);
+}
+
 /* Give back what this process still counts in the shared budget (see threads.h). */
 void
 bs_threads_release_all(void)

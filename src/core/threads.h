@@ -50,6 +50,9 @@ extern void bs_threads_set_limit(unsigned limit);
 /* Threads this process has alive now. */
 extern unsigned bs_threads_alive(void);
 
+/* Threads alive in every process sharing the pool (this one's alone without a pool). */
+extern unsigned bs_threads_shared_alive(void);
+
 /*
  * Give back the shared places of threads this process still counts (at its
  * exit; none are left when every thread was joined).
