@@ -78,17 +78,14 @@ END \$\$;
 
 SET client_min_messages = warning;
 SELECT backend, details FROM bitonic_sort_info() WHERE usable;
-SELECT * FROM pg_temp.sweep('int8 (placement, parts)', '', 'SELECT * FROM bench ORDER BY a')
-UNION ALL
-SELECT * FROM pg_temp.sweep('int8, parts by the bitonic network', 'SET bitonic_sort.algorithm = bitonic', 'SELECT * FROM bench ORDER BY a')
-UNION ALL
-SELECT * FROM pg_temp.sweep('int8, one piece by the bitonic network', 'SET bitonic_sort.algorithm = bitonic; SET bitonic_sort.cpu_threads = 1', 'SELECT * FROM bench ORDER BY a')
-UNION ALL
-SELECT * FROM pg_temp.sweep('int4, float8 (tie pass)', '', 'SELECT * FROM bench ORDER BY d, b')
-UNION ALL
-SELECT * FROM pg_temp.sweep('numeric (abbreviated key, tie pass)', '', 'SELECT * FROM bench ORDER BY n')
-UNION ALL
-SELECT * FROM pg_temp.sweep('text en_US (strcoll merge)', '', 'SELECT * FROM bench ORDER BY c COLLATE bench_en')
-UNION ALL
-SELECT * FROM pg_temp.sweep('native Sort, int8 (for scale)', 'SET bitonic_sort.enable = off; SET enable_sort = on', 'SELECT * FROM bench ORDER BY a');
+SELECT s.* FROM (VALUES
+  (1, 'int8 (placement, parts)', '', 'SELECT * FROM bench ORDER BY a'),
+  (2, 'int8, parts by the bitonic network', 'SET bitonic_sort.algorithm = bitonic', 'SELECT * FROM bench ORDER BY a'),
+  (3, 'int8, one piece by the bitonic network', 'SET bitonic_sort.algorithm = bitonic; SET bitonic_sort.cpu_threads = 1',
+   'SELECT * FROM bench ORDER BY a'),
+  (4, 'int4, float8 (tie pass)', '', 'SELECT * FROM bench ORDER BY d, b'),
+  (5, 'numeric (constant key, tie pass)', '', 'SELECT * FROM bench ORDER BY n'),
+  (6, 'text en_US (strcoll merge)', '', 'SELECT * FROM bench ORDER BY c COLLATE bench_en'),
+  (7, 'native Sort, int8 (for scale)', 'SET bitonic_sort.enable = off; SET enable_sort = on', 'SELECT * FROM bench ORDER BY a')
+) v(i, label, settings, q), LATERAL pg_temp.sweep(v.label, v.settings, v.q) s ORDER BY v.i;
 SQL
