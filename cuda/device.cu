@@ -14,6 +14,7 @@
 static char last_error[512];
 static size_t memory_limit = BS_CUDA_DEFAULT_LIMIT;
 static int	chosen_device = -1;
+static int	device_count = 0;
 static cudaDeviceProp chosen_prop;
 
 /* True on success; otherwise records "call failed: text (code)" (the first failure of a sort) and returns false. */
@@ -58,6 +59,7 @@ select_device(void)
 
 	if (!bs_cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount"))
 		return false;
+	device_count = count;
 	if (chosen_device < 0)
 	{
 		for (int d = 0; d < count; d++)
@@ -124,17 +126,14 @@ bs_cuda_memory_budget(size_t *bytes)
 int
 bs_cuda_device_info(char *buf, size_t len)
 {
-	int			count = 0;
-
 	bs_cuda_clear_error();
 	if (!bs_cuda_select_device())
 	{
 		snprintf(buf, len, "%s", last_error);
 		return 0;
 	}
-	(void) cudaGetDeviceCount(&count);
 	snprintf(buf, len, "devices=%d, using %d: %s, sm_%d%d, %zu MB, memory_limit=%zu MB, algorithms=bitonic,adaptive",
-			 count, chosen_device, chosen_prop.name, chosen_prop.major, chosen_prop.minor,
+			 device_count, chosen_device, chosen_prop.name, chosen_prop.major, chosen_prop.minor,
 			 chosen_prop.totalGlobalMem >> 20, memory_limit >> 20);
 	return 1;
 }
