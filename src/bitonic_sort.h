@@ -35,6 +35,7 @@ extern void BitonicGucInit(void);
 /* thread_budget.c */
 extern void BitonicThreadBudgetInit(void);
 extern bool BitonicThreadBudgetShared(void);
+extern void BitonicThreadBudgetEnter(void);
 
 /*
  * The emulated build (make emu) is the test build: besides the emulator's

@@ -29,7 +29,10 @@ request_pool(void)
 	RequestAddinShmemSpace(bs_thread_pool_size());
 }
 
-/* At exit, give back the places of threads this backend still counts (none once joined). */
+/*
+ * At exit, give back the places of threads this backend still counts:
+ * none once every thread is joined, as the clean-up of every query does.
+ */
 static void
 release_threads(int code, Datum arg)
 {
@@ -52,7 +55,22 @@ attach_pool(void)
 	bs_threads_share(found ? (bs_thread_pool *) mem : bs_thread_pool_init(mem));
 	shared = true;
 	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * Before a sort of this backend starts threads: have its exit give back
+ * what it still counts (once per process; a forked backend does not keep
+ * the postmaster's exit callbacks).
+ */
+void
+BitonicThreadBudgetEnter(void)
+{
+	static pid_t registered_in = 0;
+
+	if (!shared || registered_in == MyProcPid)
+		return;
 	on_shmem_exit(release_threads, (Datum) 0);
+	registered_in = MyProcPid;
 }
 
 /* Take part in the server-wide budget when the module is preloaded. */
