@@ -74,6 +74,14 @@ override autodepend = yes
 # No LLVM bitcode for JIT inlining: the sort loops gain nothing from it.
 override with_llvm = no
 
+# The majors this source builds against; an older or newer one stops here.
+PG_MAJOR := $(shell $(PG_CONFIG) --version 2>/dev/null | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+ifneq ($(PG_MAJOR),)
+ifeq ($(filter 15 16 17 18,$(PG_MAJOR)),)
+$(error bitonic_sort builds against PostgreSQL 15, 16, 17 and 18; $(PG_CONFIG) is PostgreSQL $(PG_MAJOR))
+endif
+endif
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 

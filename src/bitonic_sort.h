@@ -8,6 +8,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "core/bs_sort.h"
 #include "portability/instr_time.h"
 #include "utils/pg_locale.h"
