@@ -32,6 +32,11 @@
 #endif
 #include "commands/explain.h"
 
+/* 18 requires locale_t and dropped the macro that said it was there. */
+#if PG_VERSION_NUM >= 180000 && !defined(HAVE_LOCALE_T)
+#define HAVE_LOCALE_T 1
+#endif
+
 /* The executor's slot helpers (ExecInitExtraTupleSlot), which 18's headers no longer pull in. */
 #include "executor/executor.h"
 
