@@ -17,7 +17,7 @@ fi
 mkdir -p "$TOP/tmp"
 ensure_build_tools() {
 	local missing=() p
-	for p in make gcc bison flex libicu-dev zlib1g-dev pkg-config dpkg-dev xz-utils bzip2; do
+	for p in make gcc bison flex libicu-dev libxml2-dev zlib1g-dev pkg-config dpkg-dev xz-utils bzip2; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -49,7 +49,7 @@ tar -xf "$tarball" -C "$src_dir/build" --strip-components=1
 
 echo "== building PostgreSQL $major into $prefix (minutes)" >&2
 (cd "$src_dir/build" &&
-	./configure --prefix="$prefix" --with-icu --without-readline >"$src_dir/configure.log" 2>&1 &&
+	./configure --prefix="$prefix" --with-icu --with-libxml --without-readline >"$src_dir/configure.log" 2>&1 &&
 	make -j"$(nproc)" -s world-bin >"$src_dir/build.log" 2>&1 &&
 	make -s install-world-bin >"$src_dir/install.log" 2>&1) ||
 	{ tail -30 "$src_dir"/*.log >&2; die "building PostgreSQL $major failed (logs in $src_dir)"; }

@@ -19,7 +19,8 @@ regress_rc=$?
 cat tmp/regress.log | grep -E '^(test|     |ok|not ok|# )' || cat tmp/regress.log
 # Every test named in REGRESS counts: one without an "ok" line failed.
 r_total=$(make -s --no-print-directory print-regress 2>/dev/null | grep -v '^bitonic_sort:' | wc -w)
-r_pass=$(grep -cE '\.\.\. ok ' tmp/regress.log)
+# "test x ... ok" (15), "ok 1 - x" (16 and later)
+r_pass=$(grep -cE '(\.\.\. ok |^ok +[0-9]+ )' tmp/regress.log)
 r_fail=$((r_total - r_pass))
 if [ "$regress_rc" -ne 0 ] || [ "$r_fail" -ne 0 ]; then
 	[ -f regression.diffs ] && { echo "== regression.diffs"; cat regression.diffs; }
