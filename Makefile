@@ -53,6 +53,16 @@ OBJS = \
 REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential order_by_locking order_by_cancel
 
 PG_CONFIG ?= pg_config
+
+# The majors this source builds against; an older or newer one stops here.
+PG_MAJOR := $(shell $(PG_CONFIG) --version 2>/dev/null | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+ifneq ($(PG_MAJOR),)
+ifeq ($(filter 15 16 17 18,$(PG_MAJOR)),)
+$(error bitonic_sort builds against PostgreSQL 15, 16, 17 and 18; $(PG_CONFIG) is PostgreSQL $(PG_MAJOR))
+endif
+endif
+# The server whose headers the objects are built against (a change rebuilds them).
+PG_SERVER_INCLUDES := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)
 # -Wno-sign-compare: PostgreSQL 15's array.h macros trip it.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
@@ -73,14 +83,6 @@ override autodepend = yes
 
 # No LLVM bitcode for JIT inlining: the sort loops gain nothing from it.
 override with_llvm = no
-
-# The majors this source builds against; an older or newer one stops here.
-PG_MAJOR := $(shell $(PG_CONFIG) --version 2>/dev/null | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
-ifneq ($(PG_MAJOR),)
-ifeq ($(filter 15 16 17 18,$(PG_MAJOR)),)
-$(error bitonic_sort builds against PostgreSQL 15, 16, 17 and 18; $(PG_CONFIG) is PostgreSQL $(PG_MAJOR))
-endif
-endif
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

@@ -18,7 +18,7 @@ SELECT dblink_connect('bs_cancel', format('host=%s port=%s dbname=%s user=%s opt
   current_setting('port'), current_database(), current_user,
   '-cenable_sort=off -cbitonic_sort.cpu_threads=2 -cbitonic_sort.algorithm=bitonic -cwork_mem=1GB'));
 SELECT line FROM dblink('bs_cancel',
-  'EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF) SELECT k FROM bs_cancel ORDER BY k') AS p(line text)
+  'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF) SELECT k FROM bs_cancel ORDER BY k') AS p(line text)
   WHERE line ~ 'BitonicSort|Sort Parts';
 
 -- the second session's private memory (RssAnon, kB) as its kernel counts it

@@ -23,9 +23,9 @@ DECLARE
   line text;
 BEGIN
   SET LOCAL enable_sort = off;
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF) ' || q LOOP
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF) ' || q LOOP
     IF line ~ 'BitonicSort|Spilled:|Key Ranges:|Sort Parts:' THEN
-      RETURN NEXT btrim(regexp_replace(line, '\d+', 'N', 'g'));
+      RETURN NEXT btrim(regexp_replace(line, '\d+(\.\d+)?', 'N', 'g'));
     END IF;
   END LOOP;
 END $$;
