@@ -10,6 +10,7 @@
 #   make bench-prefetch  how far ahead the ORDER BY emit loop should prefetch
 #   make bench-first-touch  what writing never-touched memory costs this machine
 #   make bench-gpu       where a GPU is: CUDA unit tests on it, the sorters against CUB, SQL with device=gpu
+#   make bench-cancel    how long an ORDER BY takes to stop after a cancel, at points over its run
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -25,11 +26,13 @@ CORE_OBJS = \
 	src/core/worker.o \
 	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \
-	src/core/sort_dispatch.o
+	src/core/sort_dispatch.o \
+	src/core/threads.o
 
 OBJS = \
 	src/bitonic_sort.o \
 	src/guc.o \
+	src/thread_budget.o \
 	src/keys.o \
 	src/sort_run.o \
 	src/sort_parts.o \
@@ -48,9 +51,19 @@ OBJS = \
 	src/scan_ingest.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential order_by_locking
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_array_sort gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential order_by_locking order_by_cancel
 
 PG_CONFIG ?= pg_config
+
+# The majors this source builds against; an older or newer one stops here.
+PG_MAJOR := $(shell $(PG_CONFIG) --version 2>/dev/null | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+ifneq ($(PG_MAJOR),)
+ifeq ($(filter 15 16 17 18,$(PG_MAJOR)),)
+$(error bitonic_sort builds against PostgreSQL 15, 16, 17 and 18; $(PG_CONFIG) is PostgreSQL $(PG_MAJOR))
+endif
+endif
+# The server whose headers the objects are built against (a change rebuilds them).
+PG_SERVER_INCLUDES := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
 PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)
 # -Wno-sign-compare: PostgreSQL 15's array.h macros trip it.
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
@@ -77,7 +90,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo test bench bench-orderby bench-gpu
+.PHONY: demo test bench bench-orderby bench-gpu bench-cancel
 demo:
 	test/scripts/demo.sh
 test:
@@ -89,6 +102,8 @@ bench-orderby:
 	test/scripts/bench-orderby.sh
 bench-gpu:
 	test/scripts/bench-gpu.sh
+bench-cancel:
+	test/scripts/bench-cancel.sh
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress

@@ -4,7 +4,9 @@
  */
 #include "cuda_internal.cuh"
 
+#include <csignal>
 #include <cstdio>
+#include <pthread.h>
 
 /* The oldest architecture the module is compiled for (sm_75). */
 #define BS_MIN_CC 75
@@ -12,6 +14,7 @@
 static char last_error[512];
 static size_t memory_limit = BS_CUDA_DEFAULT_LIMIT;
 static int	chosen_device = -1;
+static int	device_count = 0;
 static cudaDeviceProp chosen_prop;
 
 /* True on success; otherwise records "call failed: text (code)" (the first failure of a sort) and returns false. */
@@ -48,14 +51,15 @@ bs_cuda_set_memory_limit(size_t bytes)
 	memory_limit = bytes;
 }
 
-/* Pick the device with the most memory among those of sm_75 or newer. */
-bool
-bs_cuda_select_device(void)
+/* Pick the device with the most memory among those of sm_75 or newer (signals as they are). */
+static bool
+select_device(void)
 {
 	int			count = 0;
 
 	if (!bs_cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount"))
 		return false;
+	device_count = count;
 	if (chosen_device < 0)
 	{
 		for (int d = 0; d < count; d++)
@@ -84,6 +88,27 @@ bs_cuda_select_device(void)
 	return bs_cuda_check(cudaSetDevice(chosen_device), "cudaSetDevice");
 }
 
+/*
+ * Pick the device with every signal blocked: the runtime's first calls
+ * start the driver's threads, which inherit the caller's mask, and a
+ * backend's SIGINT, SIGALRM or SIGUSR1 must never run PostgreSQL's handler
+ * on one of them.  The caller's mask is restored (signals that arrived
+ * meanwhile are delivered then).
+ */
+bool
+bs_cuda_select_device(void)
+{
+	sigset_t	all,
+				old;
+	bool		ok;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = select_device();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
 /* Device bytes one sort may use now: the limit, within 90% of the free memory. */
 bool
 bs_cuda_memory_budget(size_t *bytes)
@@ -101,17 +126,14 @@ bs_cuda_memory_budget(size_t *bytes)
 int
 bs_cuda_device_info(char *buf, size_t len)
 {
-	int			count = 0;
-
 	bs_cuda_clear_error();
 	if (!bs_cuda_select_device())
 	{
 		snprintf(buf, len, "%s", last_error);
 		return 0;
 	}
-	(void) cudaGetDeviceCount(&count);
 	snprintf(buf, len, "devices=%d, using %d: %s, sm_%d%d, %zu MB, memory_limit=%zu MB, algorithms=bitonic,adaptive",
-			 count, chosen_device, chosen_prop.name, chosen_prop.major, chosen_prop.minor,
+			 device_count, chosen_device, chosen_prop.name, chosen_prop.major, chosen_prop.minor,
 			 chosen_prop.totalGlobalMem >> 20, memory_limit >> 20);
 	return 1;
 }

@@ -43,11 +43,12 @@ CUDA_DEPS := $(wildcard cuda/*.h cuda/*.cuh cuda/emu/*.h) src/core/bs_sort.h
 # The rules below must not become the default goal.
 .DEFAULT_GOAL := all
 
-# Objects depend on the chosen mode, so switching USE_CUDA rebuilds them:
-# build/mode.stamp is rewritten (at parse time: PGXS makes every target
-# .SECONDARY, so a missing stamp would not force a rebuild) when it changes.
+# Objects depend on the chosen mode, so switching USE_CUDA or PG_CONFIG
+# rebuilds them: build/mode.stamp (the CUDA mode and the server's headers)
+# is rewritten (at parse time: PGXS makes every target .SECONDARY, so a
+# missing stamp would not force a rebuild) when it changes.
 BS_MODE_STAMP := build/mode.stamp
-$(shell mkdir -p build; [ "$$(cat $(BS_MODE_STAMP) 2>/dev/null)" = "$(BITONIC_CUDA)" ] || echo "$(BITONIC_CUDA)" >$(BS_MODE_STAMP))
+$(shell mkdir -p build; [ "$$(cat $(BS_MODE_STAMP) 2>/dev/null)" = "$(BITONIC_CUDA) $(PG_SERVER_INCLUDES)" ] || echo "$(BITONIC_CUDA) $(PG_SERVER_INCLUDES)" >$(BS_MODE_STAMP))
 
 ifneq ($(BITONIC_CUDA),none)
   PG_CPPFLAGS += -DBS_HAVE_CUDA

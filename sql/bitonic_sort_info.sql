@@ -7,4 +7,8 @@ FROM bitonic_sort_info() WHERE backend = 'cpu';
 SET bitonic_sort.cpu_threads = 3;
 SELECT details ~ 'threads=3,' AS follows_setting FROM bitonic_sort_info() WHERE backend = 'cpu';
 RESET bitonic_sort.cpu_threads;
+-- the module is preloaded: its threads count in the server-wide budget
+SELECT details ~ ', max_threads=[0-9]+ of all backends \([0-9]+ alive\)$' AS shared_thread_budget
+FROM bitonic_sort_info() WHERE backend = 'cpu';
+SELECT setting::int > 0 AS has_threads, context FROM pg_settings WHERE name = 'bitonic_sort.max_threads';
 SELECT pg_typeof(backend), pg_typeof(usable), pg_typeof(details) FROM bitonic_sort_info() LIMIT 1;

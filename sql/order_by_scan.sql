@@ -302,12 +302,12 @@ SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t COLLATE "C" DESC, f8 NUL
 SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'COSTS OFF, FORMAT YAML');
 SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'COSTS OFF, FORMAT XML');
 -- with ANALYZE: rows, memory and the time of each phase
-SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'ANALYZE, COSTS OFF, SUMMARY OFF');
-SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t COLLATE bs_en, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, FORMAT JSON');
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF');
+SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t COLLATE bs_en, id', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, FORMAT JSON');
 
 -- spill: with a small work_mem the node hands its rows to tuplesort
 SET work_mem = '64kB';
-SELECT * FROM bs_explain('SELECT * FROM obs ORDER BY f8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF');
+SELECT * FROM bs_explain('SELECT * FROM obs ORDER BY f8, id', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF');
 RESET enable_sort;
 SELECT bs_compare('SELECT * FROM obs ORDER BY f8, id');
 SELECT bs_compare('SELECT id, t FROM obs ORDER BY t COLLATE "C" DESC, i2, id');
@@ -360,7 +360,7 @@ SELECT bs_digest_compare('SELECT * FROM wide_rows(90000) ORDER BY k, id') AS row
 -- a few rows under a large estimate sort in memory, not spilled
 SET work_mem = '16MB';
 SET enable_sort = off;
-SELECT * FROM bs_explain('SELECT * FROM wide_rows_few(300) ORDER BY k, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF');
+SELECT * FROM bs_explain('SELECT * FROM wide_rows_few(300) ORDER BY k, id', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF');
 RESET enable_sort;
 SET work_mem = '256MB';
 SET enable_sort = off;
@@ -393,7 +393,7 @@ CREATE TABLE placed AS
   FROM generate_series(1, 300000) i;
 ANALYZE placed;
 CREATE FUNCTION bs_key_ranges(q text) RETURNS SETOF text LANGUAGE sql AS $$
-  SELECT btrim(line) FROM bs_explain(q, 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF') line
+  SELECT btrim(line) FROM bs_explain(q, 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF') line
   WHERE line ~ 'Key Range|BitonicSort'
 $$;
 SET work_mem = '256MB';
@@ -447,9 +447,9 @@ SELECT bs_digest_compare($q$SELECT id, k8, pad, CASE WHEN id % 40000 = 0 THEN re
 -- in parts on a worker while the first parts' rows are emitted
 -- (sort_parts.c); not with a second key, nor for a scroll cursor
 SET enable_sort = off;
-SELECT * FROM bs_explain('SELECT id FROM placed ORDER BY k8', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+SELECT * FROM bs_explain('SELECT id FROM placed ORDER BY k8', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF')
   WHERE bs_explain ~ 'Sort Parts';
-SELECT count(*) AS parts_with_second_key FROM bs_explain('SELECT id FROM placed ORDER BY k8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+SELECT count(*) AS parts_with_second_key FROM bs_explain('SELECT id FROM placed ORDER BY k8, id', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF')
   WHERE bs_explain ~ 'Sort Parts';
 RESET enable_sort;
 SELECT bs_ties('k8 NULLS FIRST', 'placed') AS parts_nulls_first,
@@ -468,7 +468,7 @@ RESET enable_sort;
 RESET bitonic_sort.cpu_threads;
 SET work_mem = '20MB';
 SET enable_sort = off;
-SELECT * FROM bs_explain('SELECT * FROM placed ORDER BY k8, id', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+SELECT * FROM bs_explain('SELECT * FROM placed ORDER BY k8, id', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF')
   WHERE bs_explain ~ 'Key Range|Spilled|Sort Method';
 RESET enable_sort;
 SELECT bs_digest_compare('SELECT * FROM placed ORDER BY k8, id') AS placed_then_spilled;
@@ -510,7 +510,7 @@ SELECT count(*) FILTER (WHERE length(t) > 1000000) AS over_1mb, sum(octet_length
   FROM long_words;
 SET work_mem = '256MB';
 SET enable_sort = off;
-SELECT * FROM bs_explain('SELECT i FROM long_words ORDER BY t COLLATE bs_en, i', 'ANALYZE, COSTS OFF, SUMMARY OFF, TIMING OFF')
+SELECT * FROM bs_explain('SELECT i FROM long_words ORDER BY t COLLATE bs_en, i', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF')
   WHERE bs_explain ~ 'Spilled|Comparison Sort';
 RESET enable_sort;
 SELECT bs_digest_compare('SELECT i, md5(t) FROM long_words ORDER BY t COLLATE bs_en, i') AS en_blocks,
@@ -557,7 +557,7 @@ DECLARE
   used bigint := 0;
   line text;
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ' || q LOOP
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF) ' || q LOOP
     IF line ~ 'Huge Page Memory' THEN
       used := (regexp_match(line, '(\d+) kB'))[1]::bigint;
     END IF;

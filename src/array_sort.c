@@ -422,6 +422,7 @@ gpu_sort(PG_FUNCTION_ARGS)
 	MemoryContext sort_cxt;
 	MemoryContext old_cxt;
 
+	BitonicThreadBudgetEnter();
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))

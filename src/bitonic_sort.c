@@ -15,5 +15,6 @@ void
 _PG_init(void)
 {
 	BitonicGucInit();
+	BitonicThreadBudgetInit();
 	BitonicScanPlannerInit();
 }

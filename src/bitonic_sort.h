@@ -8,6 +8,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "core/bs_sort.h"
 #include "portability/instr_time.h"
 #include "utils/pg_locale.h"
@@ -29,7 +31,31 @@ extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern bool bitonic_sort_enable;
 extern int	bitonic_sort_min_rows;
 extern bool bitonic_sort_huge_pages;
+extern int	bitonic_sort_max_threads;
 extern void BitonicGucInit(void);
+
+/* thread_budget.c */
+extern void BitonicThreadBudgetInit(void);
+extern bool BitonicThreadBudgetShared(void);
+extern void BitonicThreadBudgetEnter(void);
+
+/*
+ * The emulated build (make emu) is the test build: besides the emulator's
+ * CUDA failures (bitonic_sort.emu_fail) it has bitonic_sort.test_fault,
+ * which makes a thread's job fail, and a store that can name only 16 MB of
+ * rows (scan_store.c), so that its tests reach the paths that need faults
+ * or 32 GB of rows.  Release builds have neither.
+ */
+#ifdef BS_CUDA_EMU
+#define BITONIC_TEST_BUILD 1
+typedef enum BitonicTestFault
+{
+	BITONIC_FAULT_NONE = 0,
+	BITONIC_FAULT_PART_SORT,	/* the part sorter's worker fails every part */
+	BITONIC_FAULT_INGEST		/* an ERROR while the ingest worker places a buffer */
+} BitonicTestFault;
+extern int	bitonic_sort_test_fault;
+#endif
 
 /* sort_run.c */
 extern void BitonicSortPairs32(bs_pair32 *pairs, size_t n);

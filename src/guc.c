@@ -5,6 +5,8 @@
 
 #include <limits.h>
 
+#include "core/threads.h"
+
 #include "utils/guc.h"
 
 int			bitonic_sort_device = BITONIC_DEVICE_AUTO;
@@ -12,9 +14,20 @@ int			bitonic_sort_algorithm = BS_ALGO_AUTO;
 int			bitonic_sort_cpu_threads = 1;
 int			bitonic_sort_gpu_memory_limit = 1024;
 char	   *bitonic_sort_emu_fail = NULL;
+#ifdef BITONIC_TEST_BUILD
+int			bitonic_sort_test_fault = BITONIC_FAULT_NONE;
+
+static const struct config_enum_entry test_fault_options[] = {
+	{"none", BITONIC_FAULT_NONE, false},
+	{"part_sort", BITONIC_FAULT_PART_SORT, false},
+	{"ingest", BITONIC_FAULT_INGEST, false},
+	{NULL, 0, false}
+};
+#endif
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
+int			bitonic_sort_max_threads = 8;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", BITONIC_DEVICE_AUTO, false},
@@ -30,6 +43,13 @@ static const struct config_enum_entry algorithm_options[] = {
 	{"vqsort", BS_ALGO_VQSORT, false},
 	{NULL, 0, false}
 };
+
+/* Every backend bounds the threads of all backends' sorts by the new value. */
+static void
+assign_max_threads(int newval, void *extra)
+{
+	bs_threads_set_limit((unsigned) newval);
+}
 
 /* Register the settings and reserve the prefix. */
 void
@@ -93,6 +113,18 @@ BitonicGucInit(void)
 							   0,
 							   NULL, NULL, NULL);
 #endif
+#ifdef BITONIC_TEST_BUILD
+	DefineCustomEnumVariable("bitonic_sort.test_fault",
+							 "Makes a background thread's job fail (the test build only).",
+							 "part_sort: the part sorter fails every part; ingest: an error "
+							 "is raised while the ingest worker places a buffer; none: no fault.",
+							 &bitonic_sort_test_fault,
+							 BITONIC_FAULT_NONE,
+							 test_fault_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+#endif
 	DefineCustomBoolVariable("bitonic_sort.enable",
 							 "Enables the planner's use of the BitonicSort custom scan for ORDER BY.",
 							 "When off, ORDER BY always uses PostgreSQL's own Sort node.",
@@ -122,5 +154,16 @@ BitonicGucInit(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomIntVariable("bitonic_sort.max_threads",
+							"Sets the most threads the sorts of all backends may have running at once.",
+							"Counted in shared memory when the module is preloaded; a sort that would pass "
+							"it runs on fewer threads (its backend's at least).  Valid range is 0 to 10000; "
+							"the default is four per CPU core.",
+							&bitonic_sort_max_threads,
+							Min(4 * cores, 10000),
+							0, 10000,
+							PGC_SIGHUP,
+							0,
+							NULL, assign_max_threads, NULL);
 	MarkGUCPrefixReserved("bitonic_sort");
 }

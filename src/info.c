@@ -4,6 +4,8 @@
  */
 #include "bitonic_sort.h"
 
+#include "core/threads.h"
+
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
@@ -34,14 +36,16 @@ bitonic_sort_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	add_row(rsinfo, "cpu", true,
-			bs_cpu_has_vqsort() ?
-			psprintf("simd=%s, threads=%d, cores=%d, algorithms=bitonic,adaptive,vqsort, "
-					 "auto=vqsort",
-					 bs_cpu_simd_level(), bitonic_sort_cpu_threads, bs_cpu_core_count()) :
-			psprintf("simd=%s, threads=%d, cores=%d, algorithms=bitonic,adaptive, "
-					 "auto=adaptive below %zu pairs, else bitonic",
-					 bs_cpu_simd_level(), bitonic_sort_cpu_threads,
-					 bs_cpu_core_count(), bs_auto_threshold(BS_BACKEND_CPU)));
+			psprintf("simd=%s, threads=%d, cores=%d, %s, %s",
+					 bs_cpu_simd_level(), bitonic_sort_cpu_threads, bs_cpu_core_count(),
+					 bs_cpu_has_vqsort() ?
+					 "algorithms=bitonic,adaptive,vqsort, auto=vqsort" :
+					 psprintf("algorithms=bitonic,adaptive, auto=adaptive below %zu pairs, else bitonic",
+							  bs_auto_threshold(BS_BACKEND_CPU)),
+					 BitonicThreadBudgetShared() ?
+					 psprintf("max_threads=%d of all backends (%u alive)", bitonic_sort_max_threads,
+							  bs_threads_shared_alive()) :
+					 "max_threads=this backend's (not preloaded)"));
 
 	gpu_usable = BitonicGpuUsable(&gpu_reason);
 	add_row(rsinfo, "cuda", gpu_usable, gpu_reason);

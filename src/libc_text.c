@@ -175,7 +175,7 @@ BitonicCollationSortsBytes(Oid collation)
 {
 	if (!OidIsValid(collation))
 		return false;
-	if (lc_collate_is_c(collation))
+	if (BitonicCollateIsC(collation))
 		return true;
 #if defined(__GLIBC__) && defined(HAVE_LOCALE_T)
 	{
@@ -210,7 +210,7 @@ BitonicLibcTextInit(const BitonicSortColumn *col, BitonicLibcText *lt)
 
 	memset(lt, 0, sizeof(BitonicLibcText));
 	if (!BitonicIsTextOrder(col->typid, col->sortop) || !OidIsValid(col->collation) ||
-		lc_collate_is_c(col->collation) || !libc_locale(col->collation, &lt->locale))
+		BitonicCollateIsC(col->collation) || !libc_locale(col->collation, &lt->locale))
 		return false;
 	lt->descending = col->sortop == tc->gt_opr;
 	lt->usable = true;

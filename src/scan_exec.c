@@ -112,6 +112,7 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	PlanState  *child;
 
+	BitonicThreadBudgetEnter();
 	state->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
 									  EXEC_FLAG_MARK)) != 0;
 	/* The node holds every row itself: the child never rewinds or goes back. */

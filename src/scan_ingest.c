@@ -70,6 +70,7 @@ typedef struct BitonicIngest
 	StageBuffer buffers[2];
 	int			filling;		/* the buffer the backend fills */
 	bool		handed;			/* the other one was handed to the worker */
+	uint64		handovers;		/* buffers handed to the worker so far */
 	MemoryContextCallback stop_guard;
 } BitonicIngest;
 
@@ -214,8 +215,11 @@ settle(BitonicScanState *state)
 	if (!ingest->handed)
 		return true;
 	bs_worker_wait(&ingest->worker);
+	/* still handed while it is placed: a spill on the way takes its rows that are left */
+	if (!place_rest(state, &ingest->buffers[1 - ingest->filling]))
+		return false;			/* the spill stopped the ingest: nothing of it is left */
 	ingest->handed = false;
-	return place_rest(state, &ingest->buffers[1 - ingest->filling]);
+	return true;
 }
 
 /*
@@ -243,6 +247,13 @@ hand_over(BitonicScanState *state)
 	ingest->filling = 1 - ingest->filling;
 	ingest->handed = true;
 	bs_worker_run(&ingest->worker, place_job, ingest);
+	ingest->handovers++;
+#ifdef BITONIC_TEST_BUILD
+	if (bitonic_sort_test_fault == BITONIC_FAULT_INGEST && ingest->handovers == 3)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("bitonic_sort test fault: an error while the ingest worker places rows")));
+#endif
 }
 
 /*

@@ -90,8 +90,7 @@ match_sort_columns(List *pathkeys, List *exprs, List **attnos, List **sortops,
 		}
 		if (em == NULL)
 			return false;
-		sortop = get_opfamily_member(pk->pk_opfamily, em->em_datatype,
-									 em->em_datatype, pk->pk_strategy);
+		sortop = BitonicPathKeySortOp(pk, em->em_datatype);
 		if (!OidIsValid(sortop))
 			return false;
 		*attnos = lappend_int(*attnos, attno);
@@ -132,13 +131,7 @@ native_sort_cost(PlannerInfo *root, Path *input, Cost *startup)
 {
 	Path		sort;
 
-	cost_sort(&sort, root, root->sort_pathkeys, input->total_cost,
-			  input->rows, input->pathtarget->width, 0.0, work_mem, -1.0);
-	if (!enable_sort)
-	{
-		sort.startup_cost -= disable_cost;
-		sort.total_cost -= disable_cost;
-	}
+	BitonicCostEnabledSort(&sort, root, root->sort_pathkeys, input);
 	*startup = sort.startup_cost;
 	return sort.total_cost;
 }
@@ -298,6 +291,7 @@ make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = input->rows;
 	cpath->path.pathkeys = root->sort_pathkeys;
+	BitonicPathCopyDisabled(&cpath->path, input);
 	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN |
 		CUSTOMPATH_SUPPORT_MARK_RESTORE |
 		CUSTOMPATH_SUPPORT_PROJECTION;

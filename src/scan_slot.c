@@ -71,10 +71,10 @@ mapped_copy_heap_tuple(TupleTableSlot *slot)
 
 /* copy_minimal_tuple: a minimal tuple formed from every column. */
 static MinimalTuple
-mapped_copy_minimal_tuple(TupleTableSlot *slot)
+mapped_copy_minimal_tuple(BITONIC_COPY_MINIMAL_ARGS)
 {
 	slot_getallattrs(slot);
-	return TTSOpsVirtual.copy_minimal_tuple(slot);
+	return BITONIC_COPY_MINIMAL_CALL(TTSOpsVirtual, slot);
 }
 
 /* init: nothing beyond the virtual slot's. */

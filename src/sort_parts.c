@@ -20,6 +20,7 @@
 #include "core/part_sort.h"
 
 #include "miscadmin.h"
+#include "utils/wait_event.h"
 #include "utils/memutils.h"
 
 /* Fewest pairs sorted in parts, pairs a part should hold, most parts. */
@@ -138,6 +139,10 @@ BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
 
 	BitonicSortChoice((double) ms->npairs, &backend, &opt.algorithm);
 	opt.backend = BS_BACKEND_CPU;
+#ifdef BITONIC_TEST_BUILD
+	if (bitonic_sort_test_fault == BITONIC_FAULT_PART_SORT)
+		opt.algorithm = (bs_algorithm) (BS_ALGO_VQSORT + 1);	/* no sorter has it */
+#endif
 	/* from here on the worker may run: the stop callback must be in place */
 	parts->stop_guard.func = stop_parts;
 	parts->stop_guard.arg = parts;
@@ -181,6 +186,9 @@ BitonicMultiSortReady(BitonicMultiSort *ms, size_t want)
 		if (ready >= Min(want, parts->nitems))
 			return ready;
 		CHECK_FOR_INTERRUPTS();
+		/* pg_stat_activity shows wait_event_type Extension while emit waits for a part */
+		pgstat_report_wait_start(PG_WAIT_EXTENSION);
 		pg_usleep(20);
+		pgstat_report_wait_end();
 	}
 }

@@ -10,6 +10,9 @@
 #include <cstring>
 #include <set>
 
+#include <pthread.h>
+#include <signal.h>
+
 namespace bs_emu
 {
 
@@ -82,10 +85,39 @@ fail(cudaError_t err)
 
 using namespace bs_emu;
 
+static long device_calls_unmasked;	/* device calls made with a signal unblocked */
+
+/*
+ * Count a call that would start the driver's threads on a GPU (which
+ * inherit the caller's signal mask) when some signal is not blocked.
+ */
+static void
+note_signal_mask(void)
+{
+	sigset_t	mask;
+
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	/* the standard signals: the C library keeps two of the real-time ones for itself */
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && !sigismember(&mask, sig))
+		{
+			device_calls_unmasked++;
+			return;
+		}
+}
+
+/* Device calls (cudaGetDeviceCount, cudaSetDevice) made so far with a signal unblocked. */
+long
+bs_emu_device_calls_unmasked(void)
+{
+	return device_calls_unmasked;
+}
+
 /* The emulator is one device, unless told to act as a machine without a driver. */
 cudaError_t
 cudaGetDeviceCount(int *count)
 {
+	note_signal_mask();
 	if (inject(BS_EMU_DEVICE))
 	{
 		*count = 0;
@@ -116,6 +148,7 @@ cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
 cudaError_t
 cudaSetDevice(int device)
 {
+	note_signal_mask();
 	return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice);
 }
 

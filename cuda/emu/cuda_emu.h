@@ -206,6 +206,12 @@ extern size_t bs_emu_device_bytes(void);
 extern size_t bs_emu_device_bytes_peak(void);
 /* Reset the peak of device bytes to the current use. */
 extern void bs_emu_reset_peak(void);
+/*
+ * Device calls (cudaGetDeviceCount, cudaSetDevice) made so far while some
+ * signal was unblocked: on a GPU the driver's threads started then would
+ * inherit that mask and could run the backend's signal handlers.
+ */
+extern long bs_emu_device_calls_unmasked(void);
 
 /* What the checks report. */
 typedef enum bs_emu_check

@@ -4,8 +4,6 @@
 #include "bs_sort.h"
 #include "parallel.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 
 #define BS_MAX_THREADS 64
@@ -43,21 +41,6 @@ parallel_worker(void *arg)
 {
 	parallel_drain((parallel_job *) arg);
 	return NULL;
-}
-
-/* Start a thread that inherits a mask blocking every signal (never the backend's). */
-bool
-bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg)
-{
-	sigset_t	all,
-				old;
-	bool		ok;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ok = pthread_create(thread, NULL, fn, arg) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return ok;
 }
 
 /* Run fn over [begin, end) on up to `threads` threads (see parallel.h). */
@@ -100,7 +83,7 @@ bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 
 	parallel_drain(&job);
 	for (int i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
+		bs_thread_join(tids[i]);
 }
 
 /* bs_parallel_for in batches with an interrupt check before each (see parallel.h). */

@@ -2,13 +2,16 @@
  * parallel.h — a minimal parallel-for for the CPU sorters.
  *
  * Workers are plain pthreads started with every signal blocked (the backend
- * that calls us keeps its signal handling) and joined before the call
- * returns, so no worker outlives a phase and hooks run only on the caller.
+ * that calls us keeps its signal handling) within the thread budget
+ * (threads.h), and joined before the call returns, so no worker outlives a
+ * phase and hooks run only on the caller.  Threads the budget refuses or
+ * that cannot start leave the work to fewer threads, never an error.
  */
 #ifndef BS_PARALLEL_H
 #define BS_PARALLEL_H
 
-#include <pthread.h>
+#include "threads.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -36,9 +39,6 @@ struct bs_hooks;
 extern void bs_parallel_for_checked(int threads, size_t nitems, size_t grain,
 									size_t batch, bs_task_fn fn, void *ctx,
 									const struct bs_hooks *hooks);
-
-/* Start a thread with every signal blocked; false when it could not start. */
-extern bool bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg);
 
 #ifdef __cplusplus
 }

@@ -119,7 +119,11 @@ sort_parts(void *arg)
 	{
 		size_t		from = ps->starts[p];
 		size_t		len = ps->starts[p + 1] - from;
-		bs_status	status = bs_sort_pairs64(ps->parts + from, len, &ps->opt);
+		bs_status	status;
+
+		if (atomic_load_explicit(&ps->cancel, memory_order_relaxed))
+			return;
+		status = bs_sort_pairs64(ps->parts + from, len, &ps->opt);
 
 		if (status != BS_OK)
 		{
@@ -143,6 +147,7 @@ bs_part_sort_start(bs_part_sort *ps, uint32_t *order, const bs_options *opt)
 	ps->opt.comparisons = NULL;
 	atomic_init(&ps->ready, 0);
 	atomic_init(&ps->status, BS_OK);
+	atomic_init(&ps->cancel, false);
 	if (bs_worker_start(&ps->worker))
 		bs_worker_run(&ps->worker, sort_parts, ps);
 	else
@@ -159,9 +164,10 @@ bs_part_sort_ready(bs_part_sort *ps, bs_status *status)
 	return ready;
 }
 
-/* Join the worker (see part_sort.h). */
+/* Stop after the part being sorted and join the worker (see part_sort.h). */
 void
 bs_part_sort_stop(bs_part_sort *ps)
 {
+	atomic_store_explicit(&ps->cancel, true, memory_order_relaxed);
 	bs_worker_stop(&ps->worker);
 }

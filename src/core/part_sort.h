@@ -38,6 +38,7 @@ typedef struct bs_part_sort
 	bs_options	opt;			/* how a part is sorted: one thread */
 	atomic_size_t ready;		/* order[0, ready) is final */
 	atomic_int	status;			/* BS_OK, or the first failure */
+	atomic_bool cancel;			/* set by bs_part_sort_stop: sort no further part */
 } bs_part_sort;
 
 /*
@@ -67,7 +68,11 @@ extern void bs_part_sort_start(bs_part_sort *ps, uint32_t *order, const bs_optio
  */
 extern size_t bs_part_sort_ready(bs_part_sort *ps, bs_status *status);
 
-/* Let the part being sorted finish and join the worker (nothing when none runs). */
+/*
+ * Let the part being sorted finish, sort no other, and join the worker
+ * (nothing when none runs): a stop waits for one part at most, whatever is
+ * left of the sort.
+ */
 extern void bs_part_sort_stop(bs_part_sort *ps);
 
 #ifdef __cplusplus

@@ -96,7 +96,7 @@ bs_prefaulter_stop(bs_prefaulter *pf)
 	pf->stop = true;
 	pthread_cond_signal(&pf->wake);
 	pthread_mutex_unlock(&pf->lock);
-	pthread_join(pf->thread, NULL);
+	bs_thread_join(pf->thread);
 	pthread_cond_destroy(&pf->wake);
 	pthread_mutex_destroy(&pf->lock);
 	pf->running = false;

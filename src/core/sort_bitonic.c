@@ -26,14 +26,35 @@ typedef struct bs_net_pass
 	size_t		tile;
 } bs_net_pass;
 
-/* Run one pass in batches of `batch` items, checking for interrupts between batches. */
+/*
+ * Run one pass in batches of about BS_NET_CHECK_EVERY comparators (each
+ * item costs `cost`), checking for interrupts between batches; a batch
+ * holds a chunk for every thread at least.
+ */
 static void
 bs_net_run(bs_task_fn fn, bs_net_pass *pass, size_t nitems, size_t grain,
-		   size_t batch, int threads, const bs_hooks *hooks)
+		   size_t cost, int threads, const bs_hooks *hooks)
 {
+	size_t		batch = BS_NET_CHECK_EVERY / cost;
+
 	if (pass->n < BS_NET_PARALLEL_MIN)
 		threads = 1;
+	if (batch < grain * (size_t) threads)
+		batch = grain * (size_t) threads;
 	bs_parallel_for_checked(threads, nitems, grain, batch, fn, pass, hooks);
+}
+
+/* Comparators of a tile's pass: its whole sort when `whole`, else the end of a merge. */
+static size_t
+bs_net_tile_cost(size_t tile, int whole)
+{
+	size_t		levels = 0;
+
+	while (((size_t) 1 << levels) < tile)
+		levels++;
+	if (levels == 0)
+		return 1;
+	return tile / 2 * (whole ? levels * (levels + 1) / 2 : levels);
 }
 
 /* Packed 32-bit-key pairs compare as plain integers. */

@@ -63,6 +63,9 @@ bs_cpu_has_vqsort(void)
 bs_status
 bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 {
+	(void) pairs;
+	(void) n;
+	(void) opt;
 	return BS_ERR_UNSUPPORTED;
 }
 
@@ -70,6 +73,9 @@ bs_cpu_vqsort_pairs32(bs_pair32 *pairs, size_t n, const bs_options *opt)
 bs_status
 bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 {
+	(void) pairs;
+	(void) n;
+	(void) opt;
 	return BS_ERR_UNSUPPORTED;
 }
 
@@ -77,6 +83,9 @@ bs_cpu_vqsort_pairs64(bs_pair64 *pairs, size_t n, const bs_options *opt)
 bs_status
 bs_cpu_vqsort_keys64(uint64_t *keys, size_t n, const bs_options *opt)
 {
+	(void) keys;
+	(void) n;
+	(void) opt;
 	return BS_ERR_UNSUPPORTED;
 }
 #endif

@@ -81,7 +81,7 @@ bs_worker_stop(bs_worker *w)
 	w->stop = true;
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	bs_thread_join(w->thread);
 	pthread_cond_destroy(&w->done);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);

@@ -2,9 +2,23 @@
 # dependency check, build + install, and a throwaway PostgreSQL cluster.
 # Source it; it defines functions only.
 
-PG_MAJOR=${PG_MAJOR:-15}
-PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# The PostgreSQL to build against and test: the system's 15 (Debian's
+# packages), or the one whose pg_config PG_CONFIG names (make test
+# PG_CONFIG=tmp/pg18/bin/pg_config, built by build-pg.sh).
+if [ -n "${PG_CONFIG:-}" ] && [ "$PG_CONFIG" != pg_config ]; then
+	PG_CONFIG=$(cd "$(dirname "$PG_CONFIG")" 2>/dev/null && pwd)/$(basename "$PG_CONFIG")
+	[ -x "$PG_CONFIG" ] || { echo "PG_CONFIG=$PG_CONFIG is not an executable pg_config" >&2; exit 1; }
+	PG_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+	PG_BIN=$("$PG_CONFIG" --bindir)
+	PG_FROM_SOURCE=1
+else
+	PG_CONFIG=pg_config
+	PG_MAJOR=15
+	PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+	PG_FROM_SOURCE=
+fi
+export PG_CONFIG
 
 # Stop with a message; the test driver also prints its summary line.
 die() {
@@ -15,7 +29,11 @@ die() {
 
 # Debian packages the build and the tests need.
 required_packages() {
-	echo "make gcc g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR libhwy-dev"
+	if [ -n "$PG_FROM_SOURCE" ]; then
+		echo "make gcc g++ libhwy-dev"
+	else
+		echo "make gcc g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR libhwy-dev"
+	fi
 }
 
 # Install missing packages as root; as another user, say what to run and stop.
@@ -42,7 +60,7 @@ build_and_install() {
 	make -C "$TOP" -s all >"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; die "build failed"; }
 	grep -m1 '^bitonic_sort: USE_CUDA' "$TOP/tmp/build.log" || true
 	local libdir
-	libdir=$(pg_config --pkglibdir)
+	libdir=$("$PG_CONFIG" --pkglibdir)
 	if [ ! -w "$libdir" ]; then
 		die "Cannot write $libdir: run 'sudo make install' once, then run this again."
 	fi

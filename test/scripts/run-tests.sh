@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test/scripts/run-tests.sh — what `make test` runs: set-up (packages,
-# build, install, throwaway cluster), pg_regress against that cluster, the C
-# unit tests, then pg_regress again against the build with the emulated CUDA
+# build, install, throwaway cluster), pg_regress against that cluster, 16
+# sessions sorting at once (run-concurrency.sh), the C unit tests, then
+# pg_regress again against the build with the emulated CUDA
 # backend (run-emu-regress.sh); ends with one line "N passed, N failed".
 set -u
 source "$(dirname "$0")/common.sh"
@@ -18,13 +19,19 @@ regress_rc=$?
 cat tmp/regress.log | grep -E '^(test|     |ok|not ok|# )' || cat tmp/regress.log
 # Every test named in REGRESS counts: one without an "ok" line failed.
 r_total=$(make -s --no-print-directory print-regress 2>/dev/null | grep -v '^bitonic_sort:' | wc -w)
-r_pass=$(grep -cE '\.\.\. ok ' tmp/regress.log)
+# "test x ... ok" (15), "ok 1 - x" (16 and later)
+r_pass=$(grep -cE '(\.\.\. ok |^ok +[0-9]+ )' tmp/regress.log)
 r_fail=$((r_total - r_pass))
 if [ "$regress_rc" -ne 0 ] || [ "$r_fail" -ne 0 ]; then
 	[ -f regression.diffs ] && { echo "== regression.diffs"; cat regression.diffs; }
 	[ "$r_fail" -eq 0 ] && r_fail=1
 	tail -5 tmp/regress.log
 fi
+
+echo "== concurrent sorts"
+rm -f tmp/conc.counts
+test/scripts/run-concurrency.sh tmp/conc.counts
+read -r c_pass c_fail <tmp/conc.counts || { c_pass=0; c_fail=1; }
 
 echo "== unit tests"
 rm -f tmp/unit.counts
@@ -37,5 +44,5 @@ rm -f tmp/emu.counts
 test/scripts/run-emu-regress.sh tmp/emu.counts
 read -r e_pass e_fail <tmp/emu.counts || { e_pass=0; e_fail=1; }
 
-echo "$((r_pass + u_pass + e_pass)) passed, $((r_fail + u_fail + e_fail)) failed"
-[ $((r_fail + u_fail + e_fail)) -eq 0 ]
+echo "$((r_pass + c_pass + u_pass + e_pass)) passed, $((r_fail + c_fail + u_fail + e_fail)) failed"
+[ $((r_fail + c_fail + u_fail + e_fail)) -eq 0 ]

@@ -9,6 +9,9 @@
 #include "cuda/pair_ops.cuh"
 #include "cuda_test.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 /* What the error text must name when an operation of this kind fails. */
 static const char *const expected_call[BS_EMU_OPS] = {
 	"cudaMalloc", "cudaMemcpyAsync failed: unspecified launch failure (719)",
@@ -80,6 +83,37 @@ test_no_driver(void)
 				"sort without a driver: BS_ERR_DEVICE, pairs unchanged");
 }
 
+/*
+ * The device is chosen with every signal blocked (the driver's threads
+ * inherit the mask) and the caller's mask is restored; a call made with
+ * signals open is counted, so the check can fail.
+ */
+static void
+test_signal_mask(void)
+{
+	bs_options	opt = {BS_BACKEND_CUDA, BS_ALGO_AUTO, 1, NULL, NULL};
+	bs_pair32	p[3] = {3, 2, 1};
+	char		info[400];
+	int			count;
+	long		before = bs_emu_device_calls_unmasked();
+	sigset_t	mask_before,
+				mask_after;
+	int			same_mask = 1;
+
+	pthread_sigmask(SIG_SETMASK, NULL, &mask_before);
+	(void) bs_cuda_device_info(info, sizeof(info));
+	(void) bs_sort_pairs32(p, 3, &opt);
+	pthread_sigmask(SIG_SETMASK, NULL, &mask_after);
+	for (int sig = 1; sig < 32; sig++)
+		same_mask &= sigismember(&mask_before, sig) == sigismember(&mask_after, sig);
+	unit_report(bs_emu_device_calls_unmasked() == before && same_mask && p[0] == 1,
+				"the device is chosen with every signal blocked, the caller's mask restored");
+	before = bs_emu_device_calls_unmasked();
+	(void) cudaGetDeviceCount(&count);
+	unit_report(bs_emu_device_calls_unmasked() == before + 1,
+				"a device call with signals unblocked is counted (the check can fail)");
+}
+
 int
 main(void)
 {
@@ -90,5 +124,6 @@ main(void)
 			test_inject<bs_pair64>((bs_emu_op) op, 5 * 2048 + 77, (bs_algorithm) a);
 		}
 	test_no_driver();
+	test_signal_mask();
 	return cuda_test_exit();
 }

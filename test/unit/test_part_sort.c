@@ -87,6 +87,46 @@ check_case(gen_dist dist, size_t n, uint32_t nparts, int threads)
 	free(kr);
 }
 
+/* The buffers of one part sort: n pairs, the room they split into, the order, the cut's scratch. */
+typedef struct part_fixture
+{
+	size_t		n;
+	uint32_t	nparts;
+	bs_pair64  *pairs;
+	bs_pair64  *split;
+	uint32_t   *order;			/* n entries, all bits set until written */
+	uint64_t   *sample;
+	bs_key_ranges *kr;
+} part_fixture;
+
+/* Random pairs split into nparts parts, the order not yet written. */
+static void
+fixture_split(part_fixture *f, bs_part_sort *ps, size_t n, uint32_t nparts, uint64_t seed)
+{
+	f->n = n;
+	f->nparts = nparts;
+	f->pairs = malloc(n * sizeof(bs_pair64));
+	f->split = malloc(n * sizeof(bs_pair64));
+	f->order = malloc(n * sizeof(uint32_t));
+	f->sample = malloc((size_t) nparts * BS_PART_SAMPLE * sizeof(uint64_t));
+	f->kr = malloc(sizeof(bs_key_ranges));
+	gen_pairs64(f->pairs, n, GEN_RANDOM, seed);
+	memset(f->order, 0xff, n * sizeof(uint32_t));
+	memset(ps, 0, sizeof(*ps));
+	bs_part_sort_split(ps, f->pairs, n, f->split, nparts, f->kr, f->sample, 2);
+}
+
+/* Free a fixture's buffers. */
+static void
+fixture_free(part_fixture *f)
+{
+	free(f->pairs);
+	free(f->split);
+	free(f->order);
+	free(f->sample);
+	free(f->kr);
+}
+
 /*
  * A part the worker cannot sort (an algorithm no build has): the failure is
  * reported, nothing of the order is published or written, and the worker
@@ -95,39 +135,63 @@ check_case(gen_dist dist, size_t n, uint32_t nparts, int threads)
 static void
 check_failure(void)
 {
-	size_t		n = 100000;
-	uint32_t	nparts = 8;
-	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
-	bs_pair64  *split = malloc(n * sizeof(bs_pair64));
-	uint32_t   *order = malloc(n * sizeof(uint32_t));
-	uint64_t   *sample = malloc((size_t) nparts * BS_PART_SAMPLE * sizeof(uint64_t));
-	bs_key_ranges *kr = malloc(sizeof(bs_key_ranges));
 	static bs_part_sort ps;
+	part_fixture f;
 	bs_options	opt = {BS_BACKEND_CPU, (bs_algorithm) (BS_ALGO_VQSORT + 1), 1, NULL, NULL};
 	bs_status	status = BS_OK;
 	size_t		ready = 0;
 	int			untouched = 1;
 
-	gen_pairs64(pairs, n, GEN_RANDOM, 0xbad);
-	memset(order, 0xff, n * sizeof(uint32_t));
-	memset(&ps, 0, sizeof(ps));
-	bs_part_sort_split(&ps, pairs, n, split, nparts, kr, sample, 2);
-	bs_part_sort_start(&ps, order, &opt);
-	while (status == BS_OK && ready < n)
+	fixture_split(&f, &ps, 100000, 8, 0xbad);
+	bs_part_sort_start(&ps, f.order, &opt);
+	while (status == BS_OK && ready < f.n)
 	{
 		ready = bs_part_sort_ready(&ps, &status);
 		sched_yield();
 	}
 	bs_part_sort_stop(&ps);
-	for (size_t i = 0; i < n; i++)
-		untouched &= order[i] == UINT32_MAX;
+	for (size_t i = 0; i < f.n; i++)
+		untouched &= f.order[i] == UINT32_MAX;
 	unit_report(status == BS_ERR_UNSUPPORTED && ready == 0 && untouched,
 				"a part that fails to sort: its status is reported, no order is published");
-	free(pairs);
-	free(split);
-	free(order);
-	free(sample);
-	free(kr);
+	fixture_free(&f);
+}
+
+/*
+ * A stop while parts remain (the bitonic network, slow enough for 256
+ * parts to take a while): the worker sorts no part after the stop, what it
+ * published is a prefix of the full sort's order, and nothing past it is
+ * written.  Without the stop flag the join waits for every part.
+ */
+static void
+check_stop(void)
+{
+	static bs_part_sort ps;
+	part_fixture f;
+	bs_pair64  *expect;
+	bs_options	opt = {BS_BACKEND_CPU, BS_ALGO_BITONIC, 1, NULL, NULL};
+	bs_status	status;
+	size_t		ready;
+	size_t		written = 0;
+	int			prefix = 1;
+
+	fixture_split(&f, &ps, 1 << 20, 256, 0x570b);
+	expect = malloc(f.n * sizeof(bs_pair64));
+	memcpy(expect, f.split, f.n * sizeof(bs_pair64));
+	qsort(expect, f.n, sizeof(bs_pair64), compare_pairs);
+	bs_part_sort_start(&ps, f.order, &opt);
+	bs_part_sort_stop(&ps);
+	ready = bs_part_sort_ready(&ps, &status);
+	for (size_t i = 0; i < ready; i++)
+		prefix &= f.order[i] == expect[i].ptr;
+	for (size_t i = ready; i < f.n; i++)
+		written += f.order[i] != UINT32_MAX;
+	unit_note("stopped with %zu of %zu pairs sorted", ready, f.n);
+	unit_report(status == BS_OK && ready < f.n && prefix && written <= f.n / 64,
+				"a stop while parts remain: no part is sorted after it, the order "
+				"published is a prefix of the full sort's");
+	free(expect);
+	fixture_free(&f);
 }
 
 int
@@ -140,5 +204,6 @@ main(void)
 	check_case(GEN_FEW_DISTINCT, 100000, 2, 2);
 	check_case(GEN_RANDOM, 300000, 256, 2);	/* the most parts sort_parts.c cuts */
 	check_failure();
+	check_stop();
 	return unit_exit_status();
 }

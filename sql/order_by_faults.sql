@@ -1,0 +1,84 @@
+-- The test build only (make emu: bitonic_sort.test_fault, and a store that
+-- names 16 MB of rows): the paths of the background threads that a release
+-- build reaches only with a fault or 32 GB of rows.  Every result is checked
+-- against PostgreSQL's own sort, and after every error the next sort of the
+-- same session runs.
+CREATE EXTENSION IF NOT EXISTS bitonic_sort;
+SET bitonic_sort.device = cpu;
+SET bitonic_sort.cpu_threads = 2;
+SET work_mem = '1GB';
+-- keys unique but for NULLs; the queries compared break ties by id, since
+-- PostgreSQL's own sort keeps no input order among ties
+CREATE TABLE bs_fault AS
+  SELECT i AS id, CASE WHEN i % 97 = 0 THEN NULL ELSE (i::int8 * 7919) % 1000003 END AS k,
+         repeat(chr(97 + i % 26), 40) AS pad
+  FROM generate_series(1, 400000) i;
+ANALYZE bs_fault;
+-- rows are placed by key range (on the ingest worker) from 128 MB of expected rows
+CREATE FUNCTION bs_fault_rows() RETURNS SETOF bs_fault LANGUAGE plpgsql ROWS 4000000 AS
+  $$BEGIN RETURN QUERY SELECT * FROM bs_fault; END$$;
+-- the plan's BitonicSort lines that tell where the rows went
+CREATE FUNCTION bs_fault_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  SET LOCAL enable_sort = off;
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF) ' || q LOOP
+    IF line ~ 'BitonicSort|Spilled:|Key Ranges:|Sort Parts:' THEN
+      RETURN NEXT btrim(regexp_replace(line, '\d+(\.\d+)?', 'N', 'g'));
+    END IF;
+  END LOOP;
+END $$;
+-- count and digest of a query with BitonicSort against the native Sort's
+CREATE FUNCTION bs_fault_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  a text;
+  b text;
+BEGIN
+  SET LOCAL enable_sort = off;
+  EXECUTE format('SELECT count(*) || '' rows, '' || md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO a;
+  SET LOCAL bitonic_sort.enable = off;
+  SET LOCAL enable_sort = on;
+  EXECUTE format('SELECT count(*) || '' rows, '' || md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO b;
+  RETURN CASE WHEN a = b THEN 'same: ' || split_part(a, ',', 1) ELSE 'different: ' || a || ' against ' || b END;
+END $$;
+
+-- the locators run out while the ingest worker places rows: every row held,
+-- staged or handed to the worker goes to tuplesort, none is lost
+SELECT * FROM bs_fault_plan('SELECT * FROM bs_fault_rows() ORDER BY k');
+SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS locators_out_placed;
+SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k DESC NULLS LAST, id') AS locators_out_placed_desc;
+-- and without the worker (one thread), rows stored in input order
+SET bitonic_sort.cpu_threads = 1;
+SELECT * FROM bs_fault_plan('SELECT * FROM bs_fault ORDER BY k');
+SELECT bs_fault_compare('SELECT * FROM bs_fault ORDER BY k, id') AS locators_out;
+RESET bitonic_sort.cpu_threads;
+SET bitonic_sort.cpu_threads = 2;
+
+-- the part sorter's worker fails: a clean error at emit, then the same sort runs
+SELECT * FROM bs_fault_plan('SELECT k FROM bs_fault WHERE id <= 300000 ORDER BY k');
+SET bitonic_sort.test_fault = part_sort;
+SET enable_sort = off;
+SELECT count(*) FROM (SELECT k FROM bs_fault WHERE id <= 300000 ORDER BY k) s;
+RESET enable_sort;
+RESET bitonic_sort.test_fault;
+SELECT bs_fault_compare('SELECT k FROM bs_fault WHERE id <= 300000 ORDER BY k') AS after_part_sort_fault;
+
+-- an error while the ingest worker places a buffer: the worker is joined
+-- before the memory goes, then the same sort runs
+SET bitonic_sort.test_fault = ingest;
+SET enable_sort = off;
+SELECT count(*) FROM (SELECT * FROM bs_fault_rows() ORDER BY k) s;
+RESET enable_sort;
+RESET bitonic_sort.test_fault;
+SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS after_ingest_fault;
+-- an error of the input itself while the worker places rows (no fault needed)
+SET enable_sort = off;
+SELECT count(*), sum(r) FROM (SELECT id, k, 1 / (id - 90000) AS r FROM bs_fault_rows() ORDER BY k) s;
+RESET enable_sort;
+SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS after_input_error;
+
+DROP FUNCTION bs_fault_compare(text);
+DROP FUNCTION bs_fault_plan(text);
+DROP FUNCTION bs_fault_rows();
+DROP TABLE bs_fault;

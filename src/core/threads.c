@@ -1,0 +1,135 @@
+/*
+ * threads.c — the core's threads, started within a budget (see threads.h).
+ */
+#include "threads.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct bs_thread_pool
+{
+	atomic_uint alive;
+};
+
+static atomic_uint process_alive;	/* threads of this process alive */
+static atomic_uint *shared_alive;	/* of every process sharing the budget, or NULL */
+static unsigned shared_limit = UINT32_MAX;
+
+/* Take a place for one thread in the process's and the shared budget; false when full. */
+static bool
+take_place(void)
+{
+	unsigned	mine = atomic_fetch_add(&process_alive, 1);
+
+	if (mine >= BS_PROCESS_THREADS)
+	{
+		atomic_fetch_sub(&process_alive, 1);
+		return false;
+	}
+	if (shared_alive != NULL)
+	{
+		unsigned	all = atomic_load(shared_alive);
+
+		do
+		{
+			if (all >= shared_limit)
+			{
+				atomic_fetch_sub(&process_alive, 1);
+				return false;
+			}
+		} while (!atomic_compare_exchange_weak(shared_alive, &all, all + 1));
+	}
+	return true;
+}
+
+/* Give one thread's place back. */
+static void
+give_place(void)
+{
+	atomic_fetch_sub(&process_alive, 1);
+	if (shared_alive != NULL)
+		atomic_fetch_sub(shared_alive, 1);
+}
+
+/* Start a thread that inherits a mask blocking every signal (see threads.h). */
+bool
+bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg)
+{
+	sigset_t	all,
+				old;
+	bool		ok;
+
+	if (!take_place())
+		return false;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(thread, NULL, fn, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!ok)
+		give_place();
+	return ok;
+}
+
+/* Join a thread and give its place back (see threads.h). */
+void
+bs_thread_join(pthread_t thread)
+{
+	pthread_join(thread, NULL);
+	give_place();
+}
+
+/* Bytes of a pool (see threads.h). */
+size_t
+bs_thread_pool_size(void)
+{
+	return sizeof(bs_thread_pool);
+}
+
+/* Make an empty pool (see threads.h). */
+bs_thread_pool *
+bs_thread_pool_init(void *mem)
+{
+	bs_thread_pool *pool = (bs_thread_pool *) mem;
+
+	atomic_init(&pool->alive, 0);
+	return pool;
+}
+
+/* Share the budget through a pool (see threads.h). */
+void
+bs_threads_share(bs_thread_pool *pool)
+{
+	shared_alive = pool != NULL ? &pool->alive : NULL;
+}
+
+/* The shared limit (see threads.h). */
+void
+bs_threads_set_limit(unsigned limit)
+{
+	shared_limit = limit;
+}
+
+/* Threads of this process alive now. */
+unsigned
+bs_threads_alive(void)
+{
+	return atomic_load(&process_alive);
+}
+
+/* Threads alive in the processes sharing the pool (see threads.h). */
+unsigned
+bs_threads_shared_alive(void)
+{
+	return shared_alive != NULL ? atomic_load(shared_alive) : atomic_load(&process_alive);
+}
+
+/* Give back what this process still counts in the shared budget (see threads.h). */
+void
+bs_threads_release_all(void)
+{
+	unsigned	mine = atomic_exchange(&process_alive, 0);
+
+	if (shared_alive != NULL && mine > 0)
+		atomic_fetch_sub(shared_alive, mine);
+}

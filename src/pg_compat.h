@@ -1,0 +1,116 @@
+/*
+ * pg_compat.h — the differences between the PostgreSQL versions the
+ * extension builds against (15 to 18), in one place: each shim says what
+ * changed and in which version.  Code elsewhere calls these and never tests
+ * PG_VERSION_NUM itself.
+ */
+#ifndef BITONIC_PG_COMPAT_H
+#define BITONIC_PG_COMPAT_H
+
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "miscadmin.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/cost.h"
+#include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
+
+#if PG_VERSION_NUM < 150000
+#error "bitonic_sort supports PostgreSQL 15, 16, 17 and 18"
+#endif
+
+/* 16 moved the varlena macros (VARDATA_ANY, ...) out of postgres.h into varatt.h. */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/* 18 moved the EXPLAIN property functions into explain_format.h. */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+#include "commands/explain.h"
+
+/* 18 requires locale_t and dropped the macro that said it was there. */
+#if PG_VERSION_NUM >= 180000 && !defined(HAVE_LOCALE_T)
+#define HAVE_LOCALE_T 1
+#endif
+
+/* The executor's slot helpers (ExecInitExtraTupleSlot), which 18's headers no longer pull in. */
+#include "executor/executor.h"
+
+/*
+ * The ordering operator a path key asks for over `type`: 18 names the
+ * comparison a path key makes as a CompareType, 15 to 17 as a btree strategy.
+ */
+static inline Oid
+BitonicPathKeySortOp(const PathKey *pk, Oid type)
+{
+#if PG_VERSION_NUM >= 180000
+	return get_opfamily_member_for_cmptype(pk->pk_opfamily, type, type, pk->pk_cmptype);
+#else
+	return get_opfamily_member(pk->pk_opfamily, type, type, pk->pk_strategy);
+#endif
+}
+
+/*
+ * Cost the native Sort of `input` by `pathkeys` into *sort, as if
+ * enable_sort were on: up to 17 a disabled sort adds disable_cost, which is
+ * taken off again; 18 counts disabled nodes apart from the cost (and
+ * cost_sort takes the input's count).
+ */
+static inline void
+BitonicCostEnabledSort(Path *sort, PlannerInfo *root, List *pathkeys, const Path *input)
+{
+#if PG_VERSION_NUM >= 180000
+	cost_sort(sort, root, pathkeys, input->disabled_nodes, input->total_cost, input->rows,
+			  input->pathtarget->width, 0.0, work_mem, -1.0);
+#else
+	cost_sort(sort, root, pathkeys, input->total_cost, input->rows,
+			  input->pathtarget->width, 0.0, work_mem, -1.0);
+	if (!enable_sort)
+	{
+		sort->startup_cost -= disable_cost;
+		sort->total_cost -= disable_cost;
+	}
+#endif
+}
+
+/* A path over `input` carries the input's disabled nodes (18 counts them apart from the cost). */
+static inline void
+BitonicPathCopyDisabled(Path *path, const Path *input)
+{
+#if PG_VERSION_NUM >= 180000
+	path->disabled_nodes = input->disabled_nodes;
+#else
+	(void) path;
+	(void) input;
+#endif
+}
+
+/* Whether a collation sorts as "C" (18 dropped lc_collate_is_c for the locale's own flag). */
+static inline bool
+BitonicCollateIsC(Oid collation)
+{
+#if PG_VERSION_NUM >= 180000
+	return pg_newlocale_from_collation(collation)->collate_is_c;
+#else
+	return lc_collate_is_c(collation);
+#endif
+}
+
+/*
+ * A slot's copy_minimal_tuple callback: 18 added the bytes to leave free
+ * before the tuple.  Declare one with BITONIC_COPY_MINIMAL_ARGS and call
+ * another slot type's with BITONIC_COPY_MINIMAL_CALL.
+ */
+#if PG_VERSION_NUM >= 180000
+#define BITONIC_COPY_MINIMAL_ARGS TupleTableSlot *slot, Size extra
+#define BITONIC_COPY_MINIMAL_CALL(ops, slot) ((ops).copy_minimal_tuple((slot), extra))
+#else
+#define BITONIC_COPY_MINIMAL_ARGS TupleTableSlot *slot
+#define BITONIC_COPY_MINIMAL_CALL(ops, slot) ((ops).copy_minimal_tuple(slot))
+#endif
+
+#endif							/* BITONIC_PG_COMPAT_H */
