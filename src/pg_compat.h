@@ -113,4 +113,21 @@ BitonicCollateIsC(Oid collation)
 #define BITONIC_COPY_MINIMAL_CALL(ops, slot) ((ops).copy_minimal_tuple(slot))
 #endif
 
+/* 18's SetOp reads both inputs itself (leftpath, rightpath); before, one appended input (subpath). */
+#if PG_VERSION_NUM >= 180000
+#define BITONIC_SETOP_INPUTS {offsetof(SetOpPath, leftpath), offsetof(SetOpPath, rightpath)}
+#else
+#define BITONIC_SETOP_INPUTS {offsetof(SetOpPath, subpath), 0}
+#endif
+
+/* 18 lets a merge join sort its outer input incrementally after presorted keys: none once it is sorted for it. */
+static inline void
+BitonicMergeOuterSorted(MergePath *merge)
+{
+	merge->outersortkeys = NIL;
+#if PG_VERSION_NUM >= 180000
+	merge->outer_presorted_keys = 0;
+#endif
+}
+
 #endif							/* BITONIC_PG_COMPAT_H */

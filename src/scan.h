@@ -178,6 +178,11 @@ typedef struct BitonicScanState
 /* scan_planner.c */
 extern void BitonicScanPlannerInit(void);
 extern void BitonicScanKeysFromPrivate(List *custom_private, BitonicScanKeys *keys);
+extern CustomPath *BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input,
+									   List *pathkeys);
+
+/* scan_replace.c */
+extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
 
 /* scan_exec.c */
 extern Node *BitonicScanCreateState(CustomScan *cscan);

@@ -1,7 +1,8 @@
 /*
- * scan_planner.c — offers the BitonicSort custom path for ORDER BY
- * (create_upper_paths_hook at UPPERREL_ORDERED) and turns it into a
- * CustomScan plan over the input's cheapest path.
+ * scan_planner.c — the BitonicSort custom path: built and costed for any
+ * input and path keys, offered for ORDER BY (create_upper_paths_hook at
+ * UPPERREL_ORDERED) and, through scan_replace.c, for the other stages'
+ * sorts; turned into a CustomScan plan over its input.
  */
 #include "scan.h"
 
@@ -127,11 +128,11 @@ BitonicScanKeysFromPrivate(List *custom_private, BitonicScanKeys *keys)
 
 /* Cost of the native Sort of the same input as if enable_sort were on. */
 static Cost
-native_sort_cost(PlannerInfo *root, Path *input, Cost *startup)
+native_sort_cost(PlannerInfo *root, List *pathkeys, Path *input, Cost *startup)
 {
 	Path		sort;
 
-	BitonicCostEnabledSort(&sort, root, root->sort_pathkeys, input);
+	BitonicCostEnabledSort(&sort, root, pathkeys, input);
 	*startup = sort.startup_cost;
 	return sort.total_cost;
 }
@@ -182,7 +183,8 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 	if (bytes > (double) work_mem * 1024.0)
 	{
 		Cost		native_startup;
-		Cost		native_total = native_sort_cost(root, input, &native_startup);
+		Cost		native_total = native_sort_cost(root, cpath->path.pathkeys, input,
+													   &native_startup);
 
 		startup = native_startup + n * COST_ROW_OVERHEAD * cpu_operator_cost;
 		run = native_total - native_startup;
@@ -242,7 +244,7 @@ only_columns(List *exprs)
  * output slot maps them (scan_slot.c); otherwise it stores input's rows.
  */
 static Path *
-stored_input(PlannerInfo *root, Path *input, List **attnos, List **sortops,
+stored_input(List *pathkeys, Path *input, List **attnos, List **sortops,
 			 List **collations, List **nulls_first)
 {
 	if (IsA(input, ProjectionPath))
@@ -251,28 +253,31 @@ stored_input(PlannerInfo *root, Path *input, List **attnos, List **sortops,
 
 		if (below->pathtarget->width <= input->pathtarget->width &&
 			only_columns(input->pathtarget->exprs) &&
-			match_sort_columns(root->sort_pathkeys, below->pathtarget->exprs,
+			match_sort_columns(pathkeys, below->pathtarget->exprs,
 							   attnos, sortops, collations, nulls_first))
 			return below;
 		/* a partial match is forgotten: input's own columns are matched afresh */
 		*attnos = *sortops = *collations = *nulls_first = NIL;
 	}
-	if (!match_sort_columns(root->sort_pathkeys, input->pathtarget->exprs,
+	if (!match_sort_columns(pathkeys, input->pathtarget->exprs,
 							attnos, sortops, collations, nulls_first))
 		return NULL;
 	return input;
 }
 
-/* Build the CustomPath over input, or NULL when it cannot sort these keys. */
-static CustomPath *
-make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
+/*
+ * The BitonicSort path of rel that sorts input by pathkeys, or NULL when it
+ * cannot sort these keys.
+ */
+CustomPath *
+BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathkeys)
 {
 	List	   *attnos = NIL,
 			   *sortops = NIL,
 			   *collations = NIL,
 			   *nulls_first = NIL;
 	CustomPath *cpath;
-	Path	   *stored = stored_input(root, input, &attnos, &sortops, &collations,
+	Path	   *stored = stored_input(pathkeys, input, &attnos, &sortops, &collations,
 									  &nulls_first);
 	Expr	   *first_expr;
 	BitonicKeyKind kind;
@@ -283,14 +288,14 @@ make_bitonic_path(PlannerInfo *root, RelOptInfo *ordered_rel, Path *input)
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = ordered_rel;
+	cpath->path.parent = rel;
 	cpath->path.pathtarget = input->pathtarget;
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = input->parallel_safe;
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = input->rows;
-	cpath->path.pathkeys = root->sort_pathkeys;
+	cpath->path.pathkeys = pathkeys;
 	BitonicPathCopyDisabled(&cpath->path, input);
 	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN |
 		CUSTOMPATH_SUPPORT_MARK_RESTORE |
@@ -329,7 +334,10 @@ bitonic_path_wanted(PlannerInfo *root, Path *input)
 	return true;
 }
 
-/* create_upper_paths_hook: add BitonicSort beside the native Sort paths. */
+/*
+ * create_upper_paths_hook: add BitonicSort beside the native Sort of ORDER
+ * BY, and in place of the other stages' sorts where it sorts for less.
+ */
 static void
 bitonic_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 					RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
@@ -340,12 +348,18 @@ bitonic_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage == UPPERREL_GROUP_AGG || stage == UPPERREL_WINDOW ||
+		stage == UPPERREL_DISTINCT || stage == UPPERREL_SETOP || stage == UPPERREL_FINAL)
+	{
+		BitonicReplaceSorts(root, output_rel);
+		return;
+	}
 	if (stage != UPPERREL_ORDERED || input_rel->cheapest_total_path == NULL)
 		return;
 	input = input_rel->cheapest_total_path;
 	if (!bitonic_path_wanted(root, input))
 		return;
-	cpath = make_bitonic_path(root, output_rel, input);
+	cpath = BitonicMakeSortPath(root, output_rel, input, root->sort_pathkeys);
 	if (cpath == NULL)
 		return;
 	target = root->upper_targets[UPPERREL_ORDERED];
@@ -363,7 +377,6 @@ plan_bitonic_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *child = linitial(custom_plans);
-
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = NIL;
 	cscan->scan.scanrelid = 0;

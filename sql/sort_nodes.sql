@@ -1,0 +1,129 @@
+-- BitonicSort wherever the planner sorts: under WindowAgg, GroupAggregate
+-- (and grouping sets), Unique (DISTINCT, DISTINCT ON), both inputs of a
+-- Merge Join (inner, left, full, semi, anti), in subqueries, CTEs, LATERAL,
+-- over a partitioned table and in a prepared statement's generic plan.
+-- Each shape: EXPLAIN shows the node where the Sort was, with the same Sort
+-- Key, and the rows are those of the same query with the module off.  The
+-- native Sort stays for a LIMIT's top-N, small inputs (min_rows), a key the
+-- input does not output (x.a + 1 below), and the Append of a set
+-- operation's inputs (INTERSECT, EXCEPT, sorted UNION), whose columns belong
+-- to no relation; their rows are compared all the same.
+CREATE EXTENSION IF NOT EXISTS bitonic_sort;
+SET bitonic_sort.min_rows = 0;
+SET work_mem = '64MB';
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+
+CREATE TABLE sn (id int, a int8, f float8, s text, i int4, n numeric);
+INSERT INTO sn
+SELECT g,
+  CASE WHEN g % 17 = 0 THEN NULL ELSE (hashint4(g) % 5000)::int8 END,
+  CASE g % 29 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN '-0' WHEN 3 THEN 'Infinity'
+    ELSE (hashint4(g * 3) % 1000) / 8.0 END,
+  CASE WHEN g % 13 = 0 THEN NULL ELSE substr(md5((g % 3000)::text), 1, 3 + g % 5) END,
+  g % 100,
+  CASE WHEN g % 11 = 0 THEN NULL ELSE round((hashint4(g * 7) % 300) / 7.0, 2) END
+FROM generate_series(1, 30000) g;
+ANALYZE sn;
+
+-- same_rows(q): the query's rows with the module on and off, as multisets
+CREATE FUNCTION same_rows(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE on_rows text; off_rows text; n bigint;
+BEGIN
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'' ORDER BY x::text)), count(*) FROM (%s) x', q)
+    INTO on_rows, n;
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'' ORDER BY x::text)) FROM (%s) x', q)
+    INTO off_rows;
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  RETURN CASE WHEN on_rows IS NOT DISTINCT FROM off_rows THEN format('same %s rows', n)
+              ELSE format('DIFFER (%s rows)', n) END;
+END $$;
+
+-- WindowAgg: one window, a partitioned one, two windows sorted differently
+EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY a, id) FROM sn;
+SELECT same_rows('SELECT id, row_number() OVER (ORDER BY a, id) FROM sn');
+EXPLAIN (COSTS OFF) SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn;
+SELECT same_rows('SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn');
+EXPLAIN (COSTS OFF)
+SELECT id, sum(n) OVER (PARTITION BY i % 7 ORDER BY a RANGE BETWEEN 3 PRECEDING AND CURRENT ROW),
+       dense_rank() OVER (ORDER BY s COLLATE "C", id) FROM sn;
+SELECT same_rows('SELECT id, sum(n) OVER (PARTITION BY i % 7 ORDER BY a RANGE BETWEEN 3 PRECEDING AND CURRENT ROW),
+       dense_rank() OVER (ORDER BY s COLLATE "C", id) FROM sn');
+
+-- GroupAggregate and grouping sets (hash aggregation off, so both plans sort)
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT a, count(*), sum(f) FROM sn GROUP BY a;
+SELECT same_rows('SELECT a, count(*), sum(f) FROM sn GROUP BY a');
+EXPLAIN (COSTS OFF) SELECT i, s, count(*) FROM sn GROUP BY ROLLUP (i, s);
+SELECT same_rows('SELECT i, s, count(*) FROM sn GROUP BY ROLLUP (i, s)');
+
+-- Unique: DISTINCT and DISTINCT ON
+EXPLAIN (COSTS OFF) SELECT DISTINCT f FROM sn;
+SELECT same_rows('SELECT DISTINCT f FROM sn');
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id;
+SELECT same_rows('SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id');
+
+-- SetOp and sorted UNION: the native Sort over the inputs' Append
+EXPLAIN (COSTS OFF) SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn;
+SELECT same_rows('SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn');
+EXPLAIN (COSTS OFF) SELECT s FROM sn EXCEPT ALL SELECT s FROM sn WHERE i < 50;
+SELECT same_rows('SELECT s FROM sn EXCEPT ALL SELECT s FROM sn WHERE i < 50');
+EXPLAIN (COSTS OFF) SELECT a, i FROM sn UNION SELECT i, a FROM sn;
+SELECT same_rows('SELECT a, i FROM sn UNION SELECT i, a FROM sn');
+RESET enable_hashagg;
+
+-- Merge Join, both inputs sorted: inner, left, full, semi, anti
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM sn x JOIN sn y ON x.a = y.a WHERE x.i < 10;
+SELECT same_rows('SELECT x.id, y.id FROM sn x JOIN sn y ON x.a = y.a WHERE x.i < 10');
+EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM sn x LEFT JOIN sn y ON x.s = y.s AND y.i < 5;
+SELECT same_rows('SELECT x.id, y.id FROM sn x LEFT JOIN sn y ON x.s = y.s AND y.i < 5');
+EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM (SELECT * FROM sn WHERE i < 3) x FULL JOIN (SELECT * FROM sn WHERE i > 96) y ON x.f = y.f;
+SELECT same_rows('SELECT x.id, y.id FROM (SELECT * FROM sn WHERE i < 3) x FULL JOIN (SELECT * FROM sn WHERE i > 96) y ON x.f = y.f');
+EXPLAIN (COSTS OFF) SELECT id FROM sn x WHERE EXISTS (SELECT 1 FROM sn y WHERE y.s = x.s AND y.i <> x.i);
+SELECT same_rows('SELECT id FROM sn x WHERE EXISTS (SELECT 1 FROM sn y WHERE y.s = x.s AND y.i <> x.i)');
+EXPLAIN (COSTS OFF) SELECT id FROM sn x WHERE NOT EXISTS (SELECT 1 FROM sn y WHERE y.a = x.a + 1);
+SELECT same_rows('SELECT id FROM sn x WHERE NOT EXISTS (SELECT 1 FROM sn y WHERE y.a = x.a + 1)');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+
+-- a subquery, a CTE, LATERAL
+EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT i, row_number() OVER (PARTITION BY i ORDER BY id) r FROM sn) q WHERE r = 1;
+SELECT same_rows('SELECT count(*) FROM (SELECT i, row_number() OVER (PARTITION BY i ORDER BY id) r FROM sn) q WHERE r = 1');
+EXPLAIN (COSTS OFF) WITH c AS MATERIALIZED (SELECT id, lag(a) OVER (ORDER BY a, id) l FROM sn) SELECT count(l) FROM c;
+SELECT same_rows('WITH c AS MATERIALIZED (SELECT id, lag(a) OVER (ORDER BY a, id) l FROM sn) SELECT count(l) FROM c');
+EXPLAIN (COSTS OFF) SELECT k.k, w.c FROM (VALUES (1), (2)) k(k),
+  LATERAL (SELECT count(*) c FROM (SELECT DISTINCT a FROM sn WHERE i % 2 = k.k - 1 OFFSET 0) d) w;
+SELECT same_rows('SELECT k.k, w.c FROM (VALUES (1), (2)) k(k),
+  LATERAL (SELECT count(*) c FROM (SELECT DISTINCT a FROM sn WHERE i % 2 = k.k - 1 OFFSET 0) d) w');
+
+-- a partitioned table
+CREATE TABLE snp (id int, a int8, i int4) PARTITION BY RANGE (i);
+CREATE TABLE snp_lo PARTITION OF snp FOR VALUES FROM (0) TO (50);
+CREATE TABLE snp_hi PARTITION OF snp FOR VALUES FROM (50) TO (100);
+INSERT INTO snp SELECT id, a, i FROM sn;
+ANALYZE snp;
+EXPLAIN (COSTS OFF) SELECT id, ntile(4) OVER (ORDER BY a DESC NULLS LAST, id) FROM snp;
+SELECT same_rows('SELECT id, ntile(4) OVER (ORDER BY a DESC NULLS LAST, id) FROM snp');
+
+-- a prepared statement's generic plan
+SET plan_cache_mode = force_generic_plan;
+PREPARE gp(int) AS SELECT id, first_value(id) OVER (PARTITION BY a ORDER BY f, id) FROM sn WHERE i >= $1;
+EXPLAIN (COSTS OFF) EXECUTE gp(10);
+CREATE TABLE gp_on AS EXECUTE gp(10);
+SET bitonic_sort.enable = off;
+CREATE TABLE gp_off AS EXECUTE gp(10);
+SET bitonic_sort.enable = on;
+SELECT count(*) AS rows, (SELECT count(*) FROM (TABLE gp_on EXCEPT ALL TABLE gp_off) d) AS differ FROM gp_on;
+RESET plan_cache_mode;
+
+-- a LIMIT keeps the native top-N sort; so does a small input
+EXPLAIN (COSTS OFF) SELECT * FROM (SELECT id, a FROM sn ORDER BY a, id LIMIT 5) l;
+SET bitonic_sort.min_rows = 100000;
+EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY a, id) FROM sn;
+RESET bitonic_sort.min_rows;
+
+-- EXPLAIN in another format: the same Sort Key property
+EXPLAIN (COSTS OFF, FORMAT JSON) SELECT id, rank() OVER (ORDER BY s DESC, id) FROM sn;
