@@ -10,6 +10,7 @@
 #   make bench-prefetch  how far ahead the ORDER BY emit loop should prefetch
 #   make bench-first-touch  what writing never-touched memory costs this machine
 #   make bench-gpu       where a GPU is: CUDA unit tests on it, the sorters against CUB, SQL with device=gpu
+#   make bench-nodes     sorts below other operators (window, DISTINCT, GROUP BY, merge join, INTERSECT): module on vs off (BENCH_SIZES, BENCH_REPS)
 #   make bench-cancel    how long an ORDER BY takes to stop after a cancel, at points over its run
 
 EXTENSION = bitonic_sort
@@ -91,7 +92,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo test bench bench-orderby bench-gpu bench-cancel
+.PHONY: demo test bench bench-orderby bench-gpu bench-cancel bench-nodes
 demo:
 	test/scripts/demo.sh
 test:
@@ -105,6 +106,8 @@ bench-gpu:
 	test/scripts/bench-gpu.sh
 bench-cancel:
 	test/scripts/bench-cancel.sh
+bench-nodes:
+	test/scripts/bench-nodes.sh
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress
