@@ -44,6 +44,7 @@ OBJS = \
 	src/libc_text.o \
 	src/scan_planner.o \
 	src/scan_replace.o \
+	src/hash_cost.o \
 	src/scan_exec.o \
 	src/scan_store.o \
 	src/scan_spill.o \

@@ -64,6 +64,15 @@ SELECT same_rows('SELECT DISTINCT f FROM sn');
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id;
 SELECT same_rows('SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id');
 
+-- costed against hashing: a hash table of many groups is charged what it
+-- costs (hash_cost.c), so GROUP BY and DISTINCT sort where that is faster
+-- and hash where the table is small
+RESET enable_hashagg;
+EXPLAIN (COSTS OFF) SELECT id, count(*) FROM sn GROUP BY id;
+EXPLAIN (COSTS OFF) SELECT i, count(*) FROM sn GROUP BY i;
+EXPLAIN (COSTS OFF) SELECT DISTINCT a FROM sn;
+SET enable_hashagg = off;
+
 -- SetOp and sorted UNION: the native Sort over the inputs' Append
 EXPLAIN (COSTS OFF) SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn;
 SELECT same_rows('SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn');

@@ -130,4 +130,15 @@ BitonicMergeOuterSorted(MergePath *merge)
 #endif
 }
 
+/* Whether EXPLAIN qualifies column names: 18 counts the range table without its RTE_GROUP entry. */
+static inline bool
+BitonicExplainUsePrefix(ExplainState *es)
+{
+#if PG_VERSION_NUM >= 180000
+	return es->rtable_size > 1 || es->verbose;
+#else
+	return list_length(es->rtable) > 1 || es->verbose;
+#endif
+}
+
 #endif							/* BITONIC_PG_COMPAT_H */

@@ -184,6 +184,9 @@ extern CustomPath *BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path 
 /* scan_replace.c */
 extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
 
+/* hash_cost.c */
+extern void BitonicChargeHashTables(RelOptInfo *rel);
+
 /* scan_exec.c */
 extern Node *BitonicScanCreateState(CustomScan *cscan);
 extern size_t BitonicScanHeldBytes(BitonicScanState *state);

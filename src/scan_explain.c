@@ -56,7 +56,7 @@ show_sort_keys(BitonicScanState *state, List *ancestors, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 												   ancestors);
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix = BitonicExplainUsePrefix(es);
 	List	   *result = NIL;
 	StringInfoData buf;
 

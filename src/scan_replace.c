@@ -328,6 +328,9 @@ BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel)
 		if (copy != path)
 			copies = lappend(copies, copy);
 	}
+	/* where a sorted plan is offered, a hash table is charged what it costs */
+	if (copies != NIL)
+		BitonicChargeHashTables(rel);
 	foreach(lc, copies)
 		add_path(rel, lfirst(lc));
 }
