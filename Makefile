@@ -45,6 +45,7 @@ OBJS = \
 	src/scan_planner.o \
 	src/scan_replace.o \
 	src/hash_cost.o \
+	src/join_paths.o \
 	src/scan_exec.o \
 	src/scan_store.o \
 	src/scan_spill.o \

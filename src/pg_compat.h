@@ -13,6 +13,7 @@
 #include "miscadmin.h"
 #include "nodes/pathnodes.h"
 #include "optimizer/cost.h"
+#include "optimizer/pathnode.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
@@ -138,6 +139,32 @@ BitonicExplainUsePrefix(ExplainState *es)
 	return es->rtable_size > 1 || es->verbose;
 #else
 	return list_length(es->rtable) > 1 || es->verbose;
+#endif
+}
+
+/*
+ * A merge join path over inputs already sorted for it (no sort of its own):
+ * 18 takes the outer input's presorted key count too.
+ */
+static inline MergePath *
+BitonicSortedMergeJoinPath(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+						   JoinPathExtraData *extra, Path *outer, Path *inner,
+						   List *mergeclauses, List *pathkeys)
+{
+	JoinCostWorkspace workspace;
+
+#if PG_VERSION_NUM >= 180000
+	initial_cost_mergejoin(root, &workspace, jointype, mergeclauses, outer, inner,
+						   NIL, NIL, 0, extra);
+	return create_mergejoin_path(root, joinrel, jointype, &workspace, extra, outer, inner,
+								 extra->restrictlist, pathkeys, NULL, mergeclauses,
+								 NIL, NIL, 0);
+#else
+	initial_cost_mergejoin(root, &workspace, jointype, mergeclauses, outer, inner,
+						   NIL, NIL, extra);
+	return create_mergejoin_path(root, joinrel, jointype, &workspace, extra, outer, inner,
+								 extra->restrictlist, pathkeys, NULL, mergeclauses,
+								 NIL, NIL);
 #endif
 }
 

@@ -186,6 +186,11 @@ extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
 
 /* hash_cost.c */
 extern void BitonicChargeHashTables(RelOptInfo *rel);
+extern void BitonicChargeHashJoins(RelOptInfo *joinrel, RelOptInfo *outerrel,
+								   RelOptInfo *innerrel);
+
+/* join_paths.c */
+extern void BitonicJoinPathsInit(void);
 
 /* scan_exec.c */
 extern Node *BitonicScanCreateState(CustomScan *cscan);

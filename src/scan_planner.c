@@ -396,5 +396,6 @@ BitonicScanPlannerInit(void)
 {
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = bitonic_upper_paths;
+	BitonicJoinPathsInit();
 	RegisterCustomScanMethods(&bitonic_scan_methods);
 }
