@@ -136,3 +136,17 @@ RESET bitonic_sort.min_rows;
 
 -- EXPLAIN in another format: the same Sort Key property
 EXPLAIN (COSTS OFF, FORMAT JSON) SELECT id, rank() OVER (ORDER BY s DESC, id) FROM sn;
+
+-- merge join against hash join, costed (join_paths.c, hash_cost.c): tables
+-- of 300,000 rows join through a merge join over BitonicSort (a hash table
+-- that size is charged what its cache misses cost); a small inner side
+-- keeps the hash join
+CREATE TABLE snb AS SELECT g AS id, (hashint4(g) % 500000)::int8 AS a FROM generate_series(1, 300000) g;
+CREATE TABLE snb2 AS SELECT g AS id, (hashint4(g + 7) % 500000)::int8 AS a FROM generate_series(1, 300000) g;
+ANALYZE snb;
+ANALYZE snb2;
+EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM snb x JOIN snb2 y ON x.a = y.a;
+SELECT same_rows('SELECT x.id, y.id FROM snb x JOIN snb2 y ON x.a = y.a');
+EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM snb x LEFT JOIN snb2 y ON x.a = y.a;
+SELECT same_rows('SELECT x.id, y.id FROM snb x LEFT JOIN snb2 y ON x.a = y.a');
+EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM snb x JOIN (SELECT * FROM snb2 WHERE id <= 1000) y ON x.a = y.a;
