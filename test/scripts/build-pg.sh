@@ -115,6 +115,28 @@ lib_closure() {
 	done
 }
 
+# MK: a Makefile.global configured for another suite's compilers (trixie's
+# gcc 14): drop from its CFLAGS and CXXFLAGS the flags that this system's
+# compilers reject (g++ 12 has no -fexcess-precision=standard for C++).
+fit_flags_to_compilers() {
+	local mk=$1 spec var lang compiler flag kept dropped=()
+	for spec in CFLAGS:c:CC CXXFLAGS:c++:CXX; do
+		IFS=: read -r var lang compiler <<<"$spec"
+		compiler=$(sed -n "s/^$compiler = //p" "$mk")
+		kept=()
+		for flag in $(sed -n "s/^$var = //p" "$mk"); do
+			# with the flags kept before it (-Werror=format-security needs -Wall's -Wformat)
+			if $compiler "${kept[@]}" "$flag" -x "$lang" -c -o /dev/null /dev/null 2>/dev/null; then
+				kept+=("$flag")
+			else
+				dropped+=("$flag ($var)")
+			fi
+		done
+		sed -i "s|^$var = .*|$var = ${kept[*]}|" "$mk"
+	done
+	[ ${#dropped[@]} -eq 0 ] || echo "== this system's compilers lack, dropped from $mk: ${dropped[*]}" >&2
+}
+
 # Unpack trixie's binary packages of PostgreSQL and the libraries they need
 # into $root and point PostgreSQL's ELF files at them.
 from_binaries() {
@@ -160,6 +182,7 @@ from_binaries() {
 	done < <(find "$root/usr/lib/postgresql/$major" -type f -print0)
 	[ "$("$root_pg_config" --pkglibdir)" = "$root/usr/lib/postgresql/$major/lib" ] ||
 		die "$root_pg_config does not name the directories under $root"
+	fit_flags_to_compilers "$root/usr/lib/postgresql/$major/lib/pgxs/src/Makefile.global"
 	touch "$root/.built"
 	echo "$root_pg_config"
 }
