@@ -145,6 +145,8 @@ from_binaries() {
 	ensure_tools patchelf >&2
 	echo "== fetching $suite's binary packages of PostgreSQL $major and the libraries they need" >&2
 	apt_lists "$TOP/tmp/pg-apt-bin" "deb $archive $suite main"
+	apt-cache "${apt_opts[@]}" show "${pkgs[@]}" >/dev/null 2>&1 ||
+		die "no source files of postgresql-$major to fetch, and $suite has no binary packages of it either"
 	mapfile -t libs < <(lib_closure "${pkgs[@]}")
 	rm -rf "$debs" "$root"
 	mkdir -p "$debs" "$root"
@@ -153,6 +155,7 @@ from_binaries() {
 	for deb in "$debs"/*.deb; do
 		dpkg-deb -x "$deb" "$root" || die "dpkg-deb -x $deb failed"
 	done
+	rm -rf "$debs"
 
 	# trixie's dynamic loader, named as this system's is (ld-linux-x86-64.so.2 on amd64)
 	ld=$(find "$root" -type f -name "$(basename "$(patchelf --print-interpreter /bin/sh)")" | head -1)
@@ -175,7 +178,7 @@ from_binaries() {
 		fi
 		patchelf --force-rpath --set-rpath "$libdir" "$f" || die "patchelf --set-rpath $f failed"
 		# Every library it needs must now come from the root.
-		out=$("$ld" --list "$f" 2>&1) || die "$f does not load: $out"
+		out=$("$ld" --list "$f" 2>&1) || die "$f does not load: $(tr -s '\n' ' ' <<<"$out")"
 		if grep -E 'not found|=> /' <<<"$out" | grep -qv "=> $root/"; then
 			die "$f needs libraries the root lacks: $(grep -E 'not found|=> /' <<<"$out" | grep -v "=> $root/" | tr -s ' \t\n' ' ')"
 		fi
