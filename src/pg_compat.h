@@ -33,8 +33,8 @@
 #endif
 #include "commands/explain.h"
 
-/* 18 requires locale_t and dropped the macro that said it was there. */
-#if PG_VERSION_NUM >= 180000 && !defined(HAVE_LOCALE_T)
+/* 17 requires locale_t and dropped the macro that said it was there. */
+#if PG_VERSION_NUM >= 170000 && !defined(HAVE_LOCALE_T)
 #define HAVE_LOCALE_T 1
 #endif
 
