@@ -150,3 +150,29 @@ SELECT same_rows('SELECT x.id, y.id FROM snb x JOIN snb2 y ON x.a = y.a');
 EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM snb x LEFT JOIN snb2 y ON x.a = y.a;
 SELECT same_rows('SELECT x.id, y.id FROM snb x LEFT JOIN snb2 y ON x.a = y.a');
 EXPLAIN (COSTS OFF) SELECT x.id, y.id FROM snb x JOIN (SELECT * FROM snb2 WHERE id <= 1000) y ON x.a = y.a;
+
+-- inside parallel plans: below Gather Merge each worker sorts its share with
+-- the node, and the leader merges; the rows in the same order as native's
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT id, a, s FROM sn ORDER BY a DESC, id;
+CREATE FUNCTION same_order(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE on_rows text; off_rows text;
+BEGIN
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO on_rows;
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO off_rows;
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  RETURN CASE WHEN on_rows IS NOT DISTINCT FROM off_rows THEN 'same order' ELSE 'DIFFER' END;
+END $$;
+SELECT same_order('SELECT id, a, s FROM sn ORDER BY a DESC, id');
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT s, count(*) FROM sn GROUP BY s;
+SELECT same_rows('SELECT s, count(*) FROM sn GROUP BY s');
+RESET enable_hashagg;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;

@@ -293,7 +293,7 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
 	cpath->path.parallel_safe = input->parallel_safe;
-	cpath->path.parallel_workers = 0;
+	cpath->path.parallel_workers = input->parallel_workers;	/* inside Gather: each worker's share */
 	cpath->path.rows = input->rows;
 	cpath->path.pathkeys = pathkeys;
 	BitonicPathCopyDisabled(&cpath->path, input);

@@ -14,9 +14,11 @@
  * LIMIT).  Paths are never changed in place: the walk copies the nodes
  * between the path and each replaced sort, and shares the rest.
  *
- * Not walked: parallel plans (below Gather), subqueries in FROM (their own
- * stages were walked when they were planned), and Incremental Sort, whose
- * presorted prefix the native node uses.
+ * Below Gather and Gather Merge, the node sorts each worker's share (it is
+ * not parallel-aware: the leader merges, or reads, what the workers sort).
+ * Not walked: subqueries in FROM (their own stages were walked when they
+ * were planned), and Incremental Sort, whose presorted prefix the native
+ * node uses.
  */
 #include "scan.h"
 
@@ -62,6 +64,8 @@ static const PathShape path_shapes[] = {
 	ONE_INPUT(MaterialPath),
 	ONE_INPUT(MemoizePath),
 	ONE_INPUT(UniquePath),
+	ONE_INPUT(GatherPath),
+	ONE_INPUT(GatherMergePath),
 	{T_SetOpPath, sizeof(SetOpPath), BITONIC_SETOP_INPUTS, 0},
 	JOIN_INPUTS(NestPath),
 	JOIN_INPUTS(MergePath),

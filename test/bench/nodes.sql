@@ -6,10 +6,11 @@ CREATE TEMP TABLE bench_nodes (query text, n bigint, native_ms float8, native_pl
 -- (name=value,...), and the plan's top operators
 CREATE FUNCTION pg_temp.run(q text, settings text, reps int, OUT ms float8, OUT plan text)
 LANGUAGE plpgsql AS $$
-DECLARE j json; kv text[]; s text; t float8;
+DECLARE j json; kv text[]; s text; t float8; saved text[] := '{}';
 BEGIN
   FOREACH s IN ARRAY string_to_array(settings, ',') LOOP
     kv := string_to_array(s, '=');
+    saved := saved || ARRAY[kv[1], current_setting(kv[1])];
     PERFORM set_config(kv[1], kv[2], true);
   END LOOP;
   ms := NULL;
@@ -21,9 +22,10 @@ BEGIN
   -- the plan's operators, top down (our node by its name), for the table
   plan := left((SELECT string_agg(x, ' > ') FROM regexp_matches(j::text,
             '"(?:Node Type|Custom Plan Provider)": "([^"]+)"', 'g') AS m(a), unnest(m.a) AS x), 100);
-  RESET ALL;
-  PERFORM set_config('work_mem', '4GB', true);
-  PERFORM set_config('jit', 'off', true);
+  -- the settings back as they were (the session's: work_mem 4GB, jit off)
+  FOR k IN REVERSE array_length(saved, 1) - 1 .. 1 BY 2 LOOP
+    PERFORM set_config(saved[k], saved[k + 1], true);
+  END LOOP;
 END $$;
 
 -- compare(name, q, n, reps): native's best of four plans against ours

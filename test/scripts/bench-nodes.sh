@@ -22,7 +22,6 @@ mkdir -p tmp/bench
 	echo "\\i test/bench/nodes.sql"
 	echo "SET work_mem = '4GB';"
 	echo "SET jit = off;"
-	echo "SET max_worker_processes = 8;"
 	echo "\\o /dev/null"
 	for n in $SIZES; do
 		echo "DROP TABLE IF EXISTS t, t2;"
