@@ -90,6 +90,18 @@ BitonicPathCopyDisabled(Path *path, const Path *input)
 #endif
 }
 
+/* Take n disabled nodes (a native sort replaced below it) off a path's count. */
+static inline void
+BitonicPathDropDisabled(Path *path, int n)
+{
+#if PG_VERSION_NUM >= 180000
+	path->disabled_nodes -= n;
+#else
+	(void) path;
+	(void) n;
+#endif
+}
+
 /* Whether a collation sorts as "C" (18 dropped lc_collate_is_c for the locale's own flag). */
 static inline bool
 BitonicCollateIsC(Oid collation)

@@ -33,6 +33,7 @@ typedef struct Savings
 {
 	Cost		startup;
 	Cost		total;
+	int			disabled;		/* native sorts replaced that enable_sort = off disabled */
 } Savings;
 
 /* Where a path type keeps its inputs: up to two Path pointers and one List of them. */
@@ -146,6 +147,7 @@ cheaper_sort(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathkeys,
 		return NULL;
 	saved->startup += native_startup - cpath->path.startup_cost;
 	saved->total += native_total - cpath->path.total_cost;
+	saved->disabled += enable_sort ? 0 : 1;
 	return &cpath->path;
 }
 
@@ -154,7 +156,7 @@ static Path *
 sort_replaced(PlannerInfo *root, SortPath *sort, const PathShape *shape, bool bounded,
 			  Savings *saved)
 {
-	Savings		below = {0, 0};
+	Savings		below = {0, 0, 0};
 	Path	   *input = sorts_replaced(root, sort->subpath, false, &below);
 	Path	   *replaced = NULL;
 	SortPath   *copy;
@@ -165,6 +167,7 @@ sort_replaced(PlannerInfo *root, SortPath *sort, const PathShape *shape, bool bo
 								sort->path.total_cost - below.total, &below);
 	saved->startup += below.startup;
 	saved->total += below.total;
+	saved->disabled += below.disabled;
 	if (replaced != NULL)
 		return replaced;
 	if (input == sort->subpath)
@@ -173,6 +176,7 @@ sort_replaced(PlannerInfo *root, SortPath *sort, const PathShape *shape, bool bo
 	copy->subpath = input;
 	copy->path.startup_cost -= below.startup;
 	copy->path.total_cost -= below.total;
+	BitonicPathDropDisabled(&copy->path, below.disabled);
 	return &copy->path;
 }
 
@@ -241,7 +245,7 @@ static Path *
 inputs_replaced(PlannerInfo *root, Path *path, const PathShape *shape, bool bounded,
 				Savings *saved)
 {
-	Savings		below = {0, 0};
+	Savings		below = {0, 0, 0};
 	Path	   *copy = NULL;
 
 	for (int i = 0; i < 2 && shape->inputs[i] != 0; i++)
@@ -289,8 +293,10 @@ inputs_replaced(PlannerInfo *root, Path *path, const PathShape *shape, bool boun
 		return path;
 	copy->startup_cost -= below.startup;
 	copy->total_cost -= below.total;
+	BitonicPathDropDisabled(copy, below.disabled);
 	saved->startup += below.startup;
 	saved->total += below.total;
+	saved->disabled += below.disabled;
 	return copy;
 }
 
@@ -325,7 +331,7 @@ BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel)
 	/* all copies first: add_path may free the paths it finds dominated */
 	foreach(lc, rel->pathlist)
 	{
-		Savings		saved = {0, 0};
+		Savings		saved = {0, 0, 0};
 		Path	   *path = lfirst(lc);
 		Path	   *copy = sorts_replaced(root, path, false, &saved);
 
