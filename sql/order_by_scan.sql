@@ -247,7 +247,7 @@ RESET enable_sort;
 SELECT bs_compare('SELECT * FROM obs_part ORDER BY k, id');
 SELECT bs_compare('SELECT * FROM obs_part ORDER BY t COLLATE "C" DESC, id');
 
--- parallel plans: the node sorts each worker's share below Gather Merge
+-- parallel plans: the node below Gather Merge (each worker's share) or above Gather, by cost
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
