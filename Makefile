@@ -3,6 +3,7 @@
 #   make                 build the module (USE_CUDA=auto|0|1|emu, see mk/cuda.mk)
 #   make emu             the module built against the SIMT emulator, in build/emu
 #   make demo            install what is missing, build, install, run the demo
+#   make demo-sharded    a coordinator and two shards (postgres_fdw): the sharded ORDER BY's plans
 #   make test            the same set-up, then pg_regress and the C unit tests
 #   make unit            build and run the C unit tests only
 #   make bench           benchmark scripts (timings, not tests)
@@ -94,9 +95,11 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo test bench bench-orderby bench-gpu bench-cancel bench-nodes
+.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes
 demo:
 	test/scripts/demo.sh
+demo-sharded:
+	test/scripts/demo-sharded.sh
 test:
 	test/scripts/run-tests.sh
 bench: bench-sorters bench-prefetch bench-first-touch

@@ -9,6 +9,7 @@
 
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "miscadmin.h"
 #include "nodes/pathnodes.h"
@@ -36,6 +37,19 @@
 /* 17 requires locale_t and dropped the macro that said it was there. */
 #if PG_VERSION_NUM >= 170000 && !defined(HAVE_LOCALE_T)
 #define HAVE_LOCALE_T 1
+#endif
+
+/*
+ * Clear a datum tuple's mark from a minimal tuple copied out of a heap
+ * tuple.  Minor releases from 15.20 on mark tuples made by heap_form_tuple
+ * (a foreign scan's rows, say) as datums, with a version in t_ctid; a
+ * minimal tuple is no datum, and heap_getattr on a header rebuilt in front
+ * of it must not check a version there.
+ */
+#ifdef HEAP_IS_DATUM
+#define BitonicClearDatumMark(mt) ((mt)->t_infomask &= ~HEAP_IS_DATUM)
+#else
+#define BitonicClearDatumMark(mt) ((void) (mt))
 #endif
 
 /* The executor's slot helpers (ExecInitExtraTupleSlot), which 18's headers no longer pull in. */

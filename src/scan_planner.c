@@ -314,9 +314,67 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 	return cpath;
 }
 
-/* Whether the node may be offered for this query's ORDER BY over input. */
+/*
+ * Whether path's rows come sorted from foreign servers: a foreign scan whose
+ * remote query carries the ORDER BY (each shard sorts its part, with this
+ * node where the shard has the module), or a merge or append of only such.
+ */
 static bool
-bitonic_path_wanted(PlannerInfo *root, Path *input)
+sorted_remotely(Path *path)
+{
+	ListCell   *lc;
+
+	if (path->pathkeys == NIL)
+		return false;
+	switch (nodeTag(path))
+	{
+		case T_ForeignPath:
+			return true;
+		case T_ProjectionPath:
+			return sorted_remotely(((ProjectionPath *) path)->subpath);
+		case T_MergeAppendPath:
+			foreach(lc, ((MergeAppendPath *) path)->subpaths)
+			{
+				Path	   *sub = lfirst(lc);
+
+				if (sub->pathkeys == NIL || !sorted_remotely(sub))
+					return false;
+			}
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Whether rel offers its rows in the order of pathkeys sorted by the
+ * foreign servers they come from.  Then the node is not offered: both plans
+ * pull every row over the network, but with the ORDER BY pushed down the
+ * shards sort their parts side by side (through this node where they have
+ * the module) and the coordinator only merges, N log2(shards) comparisons,
+ * where the node would sort all N rows again on the one coordinator — the
+ * work sharding is meant to spread.  The planner's figures cannot say so: a
+ * remote sort is charged as if it ran on the coordinator, at a cost close
+ * to the node's own.
+ */
+static bool
+shards_sort(RelOptInfo *rel, List *pathkeys)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (pathkeys_contained_in(pathkeys, path->pathkeys) && sorted_remotely(path))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the node may be offered for this query's ORDER BY over input, a path of rel. */
+static bool
+bitonic_path_wanted(PlannerInfo *root, RelOptInfo *rel, Path *input)
 {
 	if (!bitonic_sort_enable || root->sort_pathkeys == NIL)
 		return false;
@@ -331,7 +389,7 @@ bitonic_path_wanted(PlannerInfo *root, Path *input)
 	 */
 	if (root->limit_tuples >= 0 && root->limit_tuples < input->rows)
 		return false;
-	return true;
+	return !shards_sort(rel, root->sort_pathkeys);
 }
 
 /*
@@ -357,7 +415,7 @@ bitonic_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (stage != UPPERREL_ORDERED || input_rel->cheapest_total_path == NULL)
 		return;
 	input = input_rel->cheapest_total_path;
-	if (!bitonic_path_wanted(root, input))
+	if (!bitonic_path_wanted(root, input_rel, input))
 		return;
 	cpath = BitonicMakeSortPath(root, output_rel, input, root->sort_pathkeys);
 	if (cpath == NULL)

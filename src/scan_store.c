@@ -423,6 +423,9 @@ BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src, MinimalTuple 
 	{
 		memcpy(row, src->bytes, src->len);
 		row->t_len = (uint32) src->len;
+		/* a heap tuple's t_ctid lands in the padding: no version may be read there */
+		memset(row->mt_padding, 0, sizeof(row->mt_padding));
+		BitonicClearDatumMark(row);
 		return;
 	}
 	memset(row, 0, src->len);	/* the padding between values too */

@@ -72,67 +72,85 @@ as_owner() {
 	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# A TCP port on localhost that nothing listens on.
+# A TCP port on localhost that nothing listens on (nor has a socket in $1).
 free_port() {
 	local port
 	for port in $(seq 54321 54421); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
-		[ -e "$CLUSTER_DIR/.s.PGSQL.$port" ] && continue
+		[ -e "${1:-/nonexistent}/.s.PGSQL.$port" ] && continue
+		[ -e "/tmp/.s.PGSQL.$port" ] && continue
 		echo "$port"
 		return 0
 	done
 	die "no free port in 54321..54421"
 }
 
-# Stop a cluster left over from an earlier run of ours.
-stop_stale_cluster() {
-	if [ -f "$CLUSTER_DIR/data/postmaster.pid" ]; then
-		as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m immediate stop >/dev/null 2>&1 || true
-	fi
-	rm -rf "$CLUSTER_DIR"
-}
-
 # Create and start a throwaway cluster under ./tmp (settings in $CLUSTER_EXTRA_CONF
 # are appended); exports PGHOST/PGPORT/PGUSER.
 start_cluster() {
 	CLUSTER_DIR=${CLUSTER_DIR:-$TOP/tmp/cluster}
-	stop_stale_cluster
-	mkdir -p "$CLUSTER_DIR"
-	if [ "$(id -u)" -eq 0 ]; then
-		chown postgres: "$CLUSTER_DIR"
-		if ! runuser -u postgres -- test -w "$CLUSTER_DIR"; then
-			# The postgres user cannot reach the work tree: use /tmp instead.
-			CLUSTER_DIR=$(mktemp -d /tmp/bitonic_sort.XXXXXX)
-			chown postgres: "$CLUSTER_DIR"
-		fi
-		export PGUSER=postgres
-	else
-		export PGUSER=$(id -un)
-	fi
-	PGPORT=$(free_port) || die "no free port"
-	export PGPORT PGHOST=$CLUSTER_DIR PGDATABASE=postgres
+	CLUSTER_DIR=$(make_cluster_dir "$CLUSTER_DIR") || die "cannot make $CLUSTER_DIR"
+	PGPORT=$(free_port "$CLUSTER_DIR") || die "no free port"
+	export PGPORT PGHOST=$CLUSTER_DIR PGDATABASE=postgres PGUSER=$(cluster_user)
 	echo "== starting a throwaway cluster in $CLUSTER_DIR (port $PGPORT)"
-	as_owner "$PG_BIN/initdb" -D "$CLUSTER_DIR/data" -U "$PGUSER" -A trust -E UTF8 \
-		--locale=C.UTF-8 --no-sync >"$CLUSTER_DIR/initdb.log" 2>&1 ||
-		{ cat "$CLUSTER_DIR/initdb.log"; die "initdb failed"; }
-	cat >>"$CLUSTER_DIR/data/postgresql.conf" <<CONF
-port = $PGPORT
+	init_and_start_cluster "$CLUSTER_DIR" "$PGPORT" \
+		"shared_preload_libraries = 'bitonic_sort'
+${CLUSTER_EXTRA_CONF:-}"
+	trap 'stop_cluster; restore_huge_pages' EXIT
+}
+
+# The role the throwaway clusters are created for: postgres when we are root.
+cluster_user() {
+	if [ "$(id -u)" -eq 0 ]; then echo postgres; else id -un; fi
+}
+
+# Stop a cluster of ours left in $1 and make it again, empty; prints the
+# directory used (one under /tmp where the postgres user cannot reach $1).
+make_cluster_dir() {
+	local dir=$1
+	if [ -f "$dir/data/postmaster.pid" ]; then
+		as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir" || return 1
+	if [ "$(id -u)" -eq 0 ]; then
+		chown postgres: "$dir"
+		if ! runuser -u postgres -- test -w "$dir"; then
+			dir=$(mktemp -d /tmp/bitonic_sort.XXXXXX)
+			chown postgres: "$dir"
+		fi
+	fi
+	echo "$dir"
+}
+
+# initdb a cluster in $1/data listening on port $2 (TCP on localhost and a
+# socket in $1), append the settings in $3, and start it.
+init_and_start_cluster() {
+	local dir=$1 port=$2 conf=$3
+	as_owner "$PG_BIN/initdb" -D "$dir/data" -U "$(cluster_user)" -A trust -E UTF8 \
+		--locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 ||
+		{ cat "$dir/initdb.log"; die "initdb failed"; }
+	cat >>"$dir/data/postgresql.conf" <<CONF
+port = $port
 listen_addresses = 'localhost'
-unix_socket_directories = '$CLUSTER_DIR'
-shared_preload_libraries = 'bitonic_sort'
+unix_socket_directories = '$dir'
 fsync = off
 synchronous_commit = off
 full_page_writes = off
 shared_buffers = 512MB
 max_parallel_workers_per_gather = 0
 huge_pages = off
-${CLUSTER_EXTRA_CONF:-}
+$conf
 CONF
+	start_cluster_at "$dir"
+}
+
+# Start the cluster initialised in $1 (again, after a stop).
+start_cluster_at() {
 	# The server must not inherit our descriptors (a caller's lock, say).
-	as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start \
+	as_owner "$PG_BIN/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 start \
 		>/dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- ||
-		{ cat "$CLUSTER_DIR/server.log"; die "the server did not start"; }
-	trap 'stop_cluster; restore_huge_pages' EXIT
+		{ cat "$1/server.log"; die "the server in $1 did not start"; }
 }
 
 # Reserve a pool of at least $1 huge pages of 2 MB, for the tests of

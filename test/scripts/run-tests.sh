@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test/scripts/run-tests.sh — what `make test` runs: set-up (packages,
 # build, install, throwaway cluster), pg_regress against that cluster, 16
-# sessions sorting at once (run-concurrency.sh), the C unit tests, then
+# sessions sorting at once (run-concurrency.sh), ORDER BY on a table sharded
+# over postgres_fdw (run-sharded.sh), the C unit tests, then
 # pg_regress again against the build with the emulated CUDA
 # backend (run-emu-regress.sh); ends with one line "N passed, N failed".
 set -u
@@ -33,6 +34,11 @@ rm -f tmp/conc.counts
 test/scripts/run-concurrency.sh tmp/conc.counts
 read -r c_pass c_fail <tmp/conc.counts || { c_pass=0; c_fail=1; }
 
+echo "== sharded ORDER BY (postgres_fdw, a coordinator and two shards)"
+rm -f tmp/sharded.counts
+test/scripts/run-sharded.sh tmp/sharded.counts
+read -r s_pass s_fail <tmp/sharded.counts || { s_pass=0; s_fail=1; }
+
 echo "== unit tests"
 rm -f tmp/unit.counts
 UNIT_COUNTS=tmp/unit.counts make -s unit
@@ -44,5 +50,5 @@ rm -f tmp/emu.counts
 test/scripts/run-emu-regress.sh tmp/emu.counts
 read -r e_pass e_fail <tmp/emu.counts || { e_pass=0; e_fail=1; }
 
-echo "$((r_pass + c_pass + u_pass + e_pass)) passed, $((r_fail + c_fail + u_fail + e_fail)) failed"
-[ $((r_fail + c_fail + u_fail + e_fail)) -eq 0 ]
+echo "$((r_pass + c_pass + s_pass + u_pass + e_pass)) passed, $((r_fail + c_fail + s_fail + u_fail + e_fail)) failed"
+[ $((r_fail + c_fail + s_fail + u_fail + e_fail)) -eq 0 ]
