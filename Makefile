@@ -12,6 +12,8 @@
 #   make bench-first-touch  what writing never-touched memory costs this machine
 #   make bench-gpu       where a GPU is: CUDA unit tests on it, the sorters against CUB, SQL with device=gpu
 #   make bench-nodes     sorts below other operators (window, DISTINCT, GROUP BY, merge join, INTERSECT): module on vs off (BENCH_SIZES, BENCH_REPS)
+#   make bench-parallel  ORDER BY with 0, 1 and 2 parallel workers: native against ours (BENCH_SIZES, BENCH_REPS)
+#   make bench-sharded   ORDER BY over two postgres_fdw shards against one cluster (BENCH_ROWS, BENCH_REPS)
 #   make bench-cancel    how long an ORDER BY takes to stop after a cancel, at points over its run
 
 EXTENSION = bitonic_sort
@@ -95,7 +97,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes
+.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes bench-parallel bench-sharded
 demo:
 	test/scripts/demo.sh
 demo-sharded:
@@ -113,6 +115,10 @@ bench-cancel:
 	test/scripts/bench-cancel.sh
 bench-nodes:
 	test/scripts/bench-nodes.sh
+bench-parallel:
+	test/scripts/bench-parallel.sh
+bench-sharded:
+	test/scripts/bench-sharded.sh
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress

@@ -19,6 +19,7 @@ mkdir -p tmp/bench
 
 {
 	echo "CREATE EXTENSION bitonic_sort;"
+	echo "\\i test/bench/timing.sql"
 	echo "\\i test/bench/nodes.sql"
 	echo "SET work_mem = '4GB';"
 	echo "SET jit = off;"

@@ -53,28 +53,48 @@ on() {
 		-d postgres "$@"
 }
 
-# Create the sharded table: on each shard a table `events_shard`, on the
-# coordinator `events` hash-partitioned on id into two foreign tables, one
-# per shard, and `events_local`, the same rows in one plain table (the
-# single-cluster answer); load $1 rows.  Keys with NULLs, ties, NaN, -0
-# and infinities, and text.
+# The rows of the sharded table, ids 1..$1, as a SELECT over i (one formula
+# for every cluster): keys with NULLs, ties, NaN, -0 and infinities, and text.
+event_rows() {
+	cat <<SQL
+SELECT i::int8 AS id,
+       CASE WHEN i % 97 = 0 THEN NULL ELSE (hashint8(i) % 100000) END AS a,
+       CASE i % 1000 WHEN 1 THEN 'NaN' WHEN 2 THEN '-0' WHEN 3 THEN 'Infinity'
+                     WHEN 4 THEN '-Infinity' WHEN 5 THEN NULL
+                     ELSE hashint8(i + 7) / 1e6 END::float8 AS f,
+       CASE WHEN i % 89 = 0 THEN NULL ELSE md5((i % 50000)::text) END AS t,
+       repeat('x', 20) AS pad
+FROM generate_series(1, $1) i
+SQL
+}
+
+# Create the sharded table and load $1 rows: on the coordinator `events`,
+# hash-partitioned on id into two foreign tables, one per shard, and
+# `events_local`, the same rows in one plain table (the single-cluster
+# answer).  Each shard makes its own rows, those of its partition: a local
+# table partitioned the same way says which (satisfies_hash_partition).
 create_sharded_table() {
-	local rows=$1 name
+	local rows=$1 name remainder=0
 	for name in shard1 shard2; do
-		on "$name" <<'SQL' || die "creating the shard table on $name failed"
+		on "$name" <<SQL || die "creating the shard table on $name failed"
 CREATE EXTENSION bitonic_sort;
 CREATE TABLE events_shard (id int8 NOT NULL, a int8, f float8, t text, pad text);
+CREATE TABLE hash_of_id (id int8) PARTITION BY HASH (id);
+INSERT INTO events_shard SELECT * FROM ($(event_rows "$rows")) r
+  WHERE satisfies_hash_partition('hash_of_id'::regclass, 2, $remainder, id);
+ANALYZE events_shard;
 SQL
+		remainder=$((remainder + 1))
 	done
 	on coord <<SQL || die "creating the sharded table failed"
 CREATE EXTENSION bitonic_sort;
 CREATE EXTENSION postgres_fdw;
 CREATE SERVER shard1 FOREIGN DATA WRAPPER postgres_fdw
   OPTIONS (host '$SHARD1_DIR', port '$SHARD1_PORT', dbname 'postgres',
-           options '-c auto_explain.log_min_duration=0', fetch_size '10000', batch_size '1000');
+           options '-c auto_explain.log_min_duration=0', fetch_size '10000');
 CREATE SERVER shard2 FOREIGN DATA WRAPPER postgres_fdw
   OPTIONS (host '$SHARD2_DIR', port '$SHARD2_PORT', dbname 'postgres',
-           options '-c auto_explain.log_min_duration=0', fetch_size '10000', batch_size '1000');
+           options '-c auto_explain.log_min_duration=0', fetch_size '10000');
 CREATE USER MAPPING FOR CURRENT_USER SERVER shard1;
 CREATE USER MAPPING FOR CURRENT_USER SERVER shard2;
 CREATE TABLE events (id int8 NOT NULL, a int8, f float8, t text, pad text) PARTITION BY HASH (id);
@@ -82,21 +102,13 @@ CREATE FOREIGN TABLE events_1 PARTITION OF events FOR VALUES WITH (MODULUS 2, RE
   SERVER shard1 OPTIONS (table_name 'events_shard');
 CREATE FOREIGN TABLE events_2 PARTITION OF events FOR VALUES WITH (MODULUS 2, REMAINDER 1)
   SERVER shard2 OPTIONS (table_name 'events_shard');
-CREATE TABLE events_local (id int8 NOT NULL, a int8, f float8, t text, pad text);
-INSERT INTO events_local
-  SELECT i,
-         CASE WHEN i % 97 = 0 THEN NULL ELSE (hashint8(i) % 100000) END,
-         CASE i % 1000 WHEN 1 THEN 'NaN' WHEN 2 THEN '-0' WHEN 3 THEN 'Infinity'
-                       WHEN 4 THEN '-Infinity' WHEN 5 THEN NULL
-                       ELSE hashint8(i + 7) / 1e6 END,
-         CASE WHEN i % 89 = 0 THEN NULL ELSE md5((i % 50000)::text) END,
-         repeat('x', 20)
-  FROM generate_series(1, $rows) i;
-INSERT INTO events SELECT * FROM events_local;
+CREATE TABLE events_local AS $(event_rows "$rows");
 ANALYZE events_local;
 ANALYZE events;
+-- every row in the partition that holds its id, once (else a division by zero)
+\o /dev/null
+SELECT 1 / (count(*) = $rows AND count(DISTINCT id) = $rows)::int AS all_rows_once FROM events
+  WHERE satisfies_hash_partition('events'::regclass, 2, CASE tableoid WHEN 'events_1'::regclass THEN 0 ELSE 1 END, id);
+\o
 SQL
-	for name in shard1 shard2; do
-		on "$name" -c "ANALYZE events_shard" || die "ANALYZE on $name failed"
-	done
 }
