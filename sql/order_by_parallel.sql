@@ -3,7 +3,9 @@
 -- same query with the module off, in the same order; a rescan (the inner
 -- side of a nested loop), a scroll cursor read backward, a worker that
 -- errors and a cancel while the workers sort behave as for the native Sort.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
+RESET client_min_messages;
 SET bitonic_sort.min_rows = 0;
 SET work_mem = '256MB';
 SET jit = off;
@@ -23,8 +25,8 @@ SELECT i,
 FROM generate_series(1, 200000) i;
 ANALYZE obp;
 
--- same_order(q): the query's rows with the module on and off, in order
-CREATE FUNCTION same_order(q text) RETURNS text LANGUAGE plpgsql AS $$
+-- obp_same_order(q): the query's rows with the module on and off, in order
+CREATE FUNCTION obp_same_order(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE on_rows text; off_rows text; n bigint;
 BEGIN
   EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')), count(*) FROM (%s) x', q) INTO on_rows, n;
@@ -38,12 +40,12 @@ END $$;
 -- the node in the workers, the leader merging
 EXPLAIN (COSTS OFF) SELECT * FROM obp ORDER BY a, id;
 EXPLAIN (COSTS OFF) SELECT id, f FROM obp WHERE g <> 1 ORDER BY f DESC, id;
-SELECT same_order('SELECT * FROM obp ORDER BY a, id');
-SELECT same_order('SELECT * FROM obp ORDER BY a DESC NULLS LAST, id');
-SELECT same_order('SELECT id, f FROM obp WHERE g <> 1 ORDER BY f DESC, id');
-SELECT same_order('SELECT id, t FROM obp ORDER BY t COLLATE "C", id');
-SELECT same_order('SELECT id, t FROM obp ORDER BY t COLLATE "en_US" DESC, id');
-SELECT same_order('SELECT a, f, id FROM obp ORDER BY a NULLS FIRST, f, id');
+SELECT obp_same_order('SELECT * FROM obp ORDER BY a, id');
+SELECT obp_same_order('SELECT * FROM obp ORDER BY a DESC NULLS LAST, id');
+SELECT obp_same_order('SELECT id, f FROM obp WHERE g <> 1 ORDER BY f DESC, id');
+SELECT obp_same_order('SELECT id, t FROM obp ORDER BY t COLLATE "C", id');
+SELECT obp_same_order('SELECT id, t FROM obp ORDER BY t COLLATE "en_US" DESC, id');
+SELECT obp_same_order('SELECT a, f, id FROM obp ORDER BY a NULLS FIRST, f, id');
 
 -- rescan: the parallel sort on the inner side of a nested loop (LEFT JOIN
 -- keeps it there), run again
@@ -54,7 +56,7 @@ SET enable_mergejoin = off;
 EXPLAIN (COSTS OFF)
 SELECT k, md5(string_agg(s.id::text, ',')) FROM generate_series(0, 3) k
   LEFT JOIN (SELECT id, g FROM obp ORDER BY a, id OFFSET 0) s ON s.g = k GROUP BY k;
-SELECT same_order($$
+SELECT obp_same_order($$
 SELECT k, md5(string_agg(s.id::text, ',')) FROM generate_series(0, 3) k
   LEFT JOIN (SELECT id, g FROM obp ORDER BY a, id OFFSET 0) s ON s.g = k GROUP BY k ORDER BY k$$);
 RESET enable_material;
@@ -88,7 +90,7 @@ SELECT id FROM obp ORDER BY 1000 / (id - 123456), id;
 \set VERBOSITY terse
 SELECT id FROM obp ORDER BY 1000 / (id - 123456), id;
 \set VERBOSITY default
-SELECT same_order('SELECT id FROM obp ORDER BY 1000 / (id - 1234567), id');
+SELECT obp_same_order('SELECT id FROM obp ORDER BY 1000 / (id - 1234567), id');
 
 -- a cancel (statement_timeout) while the workers read and sort 2M rows:
 -- the statement stops, no worker is left, and the next sort runs
@@ -101,7 +103,7 @@ RESET statement_timeout;
 SELECT pg_sleep(0.2);
 SELECT count(*) AS workers_left FROM pg_stat_activity
   WHERE backend_type = 'parallel worker' AND leader_pid = pg_backend_pid();
-SELECT same_order('SELECT * FROM obp_big WHERE id % 10 = 0 ORDER BY a, id');
+SELECT obp_same_order('SELECT * FROM obp_big WHERE id % 10 = 0 ORDER BY a, id');
 
 DROP TABLE obp, obp_big;
-DROP FUNCTION same_order(text);
+DROP FUNCTION obp_same_order(text);
