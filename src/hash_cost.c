@@ -49,6 +49,13 @@ static const double hash_points[][2] = {
 /* Bytes of one hash table entry: the grouped row, its header, the entry and transition states. */
 #define HASH_ENTRY_OVERHEAD 64
 
+/* Bytes of a hash table of rows entries of width bytes each. */
+static double
+hash_table_bytes(double rows, int width)
+{
+	return rows * (MAXALIGN(SizeofMinimalTupleHeader) + width + HASH_ENTRY_OVERHEAD);
+}
+
 /* The extra operators per input row for a hash table of bytes. */
 static double
 hash_row_operators(double bytes)
@@ -84,8 +91,7 @@ BitonicChargeHashTables(RelOptInfo *rel)
 
 		if (!IsA(agg, AggPath) || agg->aggstrategy != AGG_HASHED)
 			continue;
-		bytes = agg->numGroups * (MAXALIGN(SizeofMinimalTupleHeader) +
-								  agg->path.pathtarget->width + HASH_ENTRY_OVERHEAD);
+		bytes = hash_table_bytes(agg->numGroups, agg->path.pathtarget->width);
 		extra = agg->subpath->rows * hash_row_operators(bytes) * cpu_operator_cost;
 		agg->path.startup_cost += extra;
 		agg->path.total_cost += extra;
@@ -118,8 +124,7 @@ BitonicChargeHashJoins(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *in
 		inner = hash->jpath.innerjoinpath;
 		if (outer->parent != outerrel || inner->parent != innerrel)
 			continue;
-		bytes = inner->rows * (MAXALIGN(SizeofMinimalTupleHeader) + inner->pathtarget->width +
-							   HASH_ENTRY_OVERHEAD);
+		bytes = hash_table_bytes(inner->rows, inner->pathtarget->width);
 		if (bytes < HASH_JOIN_MIN_BYTES)
 			continue;
 		extra = (outer->rows + inner->rows) * HASH_JOIN_SHARE * hash_row_operators(bytes) *

@@ -48,18 +48,8 @@ static Path *
 sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 {
 	Path	   *input = rel->cheapest_total_path;
-	Path		native;
-	CustomPath *cpath;
 
-	if (input == NULL || input->param_info != NULL ||
-		input->rows < (double) bitonic_sort_min_rows ||
-		pathkeys_contained_in(pathkeys, input->pathkeys))
-		return NULL;
-	cpath = BitonicMakeSortPath(root, rel, input, pathkeys);
-	if (cpath == NULL)
-		return NULL;
-	BitonicCostEnabledSort(&native, root, pathkeys, input);
-	return cpath->path.total_cost < native.total_cost ? &cpath->path : NULL;
+	return input != NULL ? BitonicJoinInputSort(root, input, pathkeys) : NULL;
 }
 
 /* set_join_pathlist_hook: offer the merge join over BitonicSort of both inputs. */

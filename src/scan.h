@@ -183,6 +183,7 @@ extern CustomPath *BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path 
 
 /* scan_replace.c */
 extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
+extern Path *BitonicJoinInputSort(PlannerInfo *root, Path *input, List *pathkeys);
 
 /* hash_cost.c */
 extern void BitonicChargeHashTables(RelOptInfo *rel);

@@ -317,7 +317,7 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 /*
  * Whether path's rows come sorted from foreign servers: a foreign scan whose
  * remote query carries the ORDER BY (each shard sorts its part, with this
- * node where the shard has the module), or a merge or append of only such.
+ * node where the shard has the module), or a Merge Append of only such.
  */
 static bool
 sorted_remotely(Path *path)
@@ -335,9 +335,7 @@ sorted_remotely(Path *path)
 		case T_MergeAppendPath:
 			foreach(lc, ((MergeAppendPath *) path)->subpaths)
 			{
-				Path	   *sub = lfirst(lc);
-
-				if (sub->pathkeys == NIL || !sorted_remotely(sub))
+				if (!sorted_remotely(lfirst(lc)))
 					return false;
 			}
 			return true;
@@ -435,6 +433,7 @@ plan_bitonic_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *child = linitial(custom_plans);
+
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = NIL;
 	cscan->scan.scanrelid = 0;

@@ -134,8 +134,8 @@ replaceable(Path *input, bool bounded)
 /*
  * BitonicSort (a path of rel) of input by pathkeys where it costs less than
  * the native sort of the same input, whose costs are native_startup and
- * native_total; NULL where it does not or cannot sort these keys.  *saved
- * gets the difference.
+ * native_total; NULL where it does not or cannot sort these keys.  *saved,
+ * unless NULL, gets the difference.
  */
 static Path *
 cheaper_sort(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathkeys,
@@ -145,6 +145,8 @@ cheaper_sort(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathkeys,
 
 	if (cpath == NULL || cpath->path.total_cost >= native_total)
 		return NULL;
+	if (saved == NULL)
+		return &cpath->path;
 	saved->startup += native_startup - cpath->path.startup_cost;
 	saved->total += native_total - cpath->path.total_cost;
 	saved->disabled += enable_sort ? 0 : 1;
@@ -193,21 +195,44 @@ has_gating_qual(RelOptInfo *rel)
 }
 
 /*
+ * BitonicSort of a join input by pathkeys, as a path of the input's own
+ * relation (a merge join finds its clauses' sides by it), where the sort may
+ * be replaced and BitonicSort costs less than the native sort of input;
+ * NULL if not.  *saved, unless NULL, gets the difference.
+ */
+static Path *
+join_input_sort(PlannerInfo *root, Path *input, List *pathkeys, Savings *saved)
+{
+	Path		native;
+
+	if (pathkeys == NIL || pathkeys_contained_in(pathkeys, input->pathkeys) ||
+		!replaceable(input, false))
+		return NULL;
+	BitonicCostEnabledSort(&native, root, pathkeys, input);
+	return cheaper_sort(root, input->parent, input, pathkeys,
+						native.startup_cost, native.total_cost, saved);
+}
+
+/* BitonicSort of a join input by pathkeys where cheaper than the native sort (join_paths.c); NULL if not. */
+Path *
+BitonicJoinInputSort(PlannerInfo *root, Path *input, List *pathkeys)
+{
+	return join_input_sort(root, input, pathkeys, NULL);
+}
+
+/*
  * A merge join's explicit sort of one input by sortkeys, replaced by
- * BitonicSort where cheaper; NULL if not.  The node is a path of the input's
- * relation, as the merge join finds its clauses' sides by it; that
- * relation's restrictions were applied below, and the node ignores them.
+ * BitonicSort where cheaper; NULL if not.  The input's relation's
+ * restrictions were applied below, and the node ignores them; one with a
+ * gating qual keeps the native sort (the plan would test the qual again
+ * above the node).
  */
 static Path *
 merge_input_replaced(PlannerInfo *root, Path *input, List *sortkeys, Savings *saved)
 {
-	Path		native;
-
-	if (sortkeys == NIL || !replaceable(input, false) || has_gating_qual(input->parent))
+	if (has_gating_qual(input->parent))
 		return NULL;
-	BitonicCostEnabledSort(&native, root, sortkeys, input);
-	return cheaper_sort(root, input->parent, input, sortkeys,
-						native.startup_cost, native.total_cost, saved);
+	return join_input_sort(root, input, sortkeys, saved);
 }
 
 /* The explicit sorts of a merge join (a copy) replaced where cheaper; whether any was. */

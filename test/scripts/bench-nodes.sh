@@ -26,8 +26,7 @@ mkdir -p tmp/bench
 	echo "\\o /dev/null"
 	for n in $SIZES; do
 		echo "DROP TABLE IF EXISTS t, t2;"
-		echo "CREATE TABLE t AS SELECT (random() * 1e18)::int8 AS a, random() AS f,"
-		echo "  md5(g::text) AS s, (random() * 2e9 - 1e9)::int4 AS i FROM generate_series(1, $n) g;"
+		bench_table_sql "$n"
 		# half of t2's keys are t's, the rest one more
 		echo "CREATE TABLE t2 AS SELECT CASE WHEN random() < 0.5 THEN a ELSE a + 1 END AS a, f FROM t;"
 		echo "VACUUM ANALYZE t; VACUUM ANALYZE t2;"

@@ -27,8 +27,7 @@ mkdir -p tmp/bench
 	echo "\\o /dev/null"
 	for n in $SIZES; do
 		echo "DROP TABLE IF EXISTS t;"
-		echo "CREATE TABLE t AS SELECT (random() * 1e18)::int8 AS a, random() AS f,"
-		echo "  md5(g::text) AS s, (random() * 2e9 - 1e9)::int4 AS i FROM generate_series(1, $n) g;"
+		bench_table_sql "$n"
 		echo "VACUUM ANALYZE t;"
 		for w in 0 1 2; do
 			echo "SELECT pg_temp.compare('ORDER BY int8', 'SELECT * FROM t ORDER BY a', $n, $w, $REPS);"

@@ -1,6 +1,6 @@
-# test/scripts/common.sh — shared by demo.sh, run-tests.sh and bench.sh:
-# dependency check, build + install, and a throwaway PostgreSQL cluster.
-# Source it; it defines functions only.
+# test/scripts/common.sh — shared by the demo, test and bench scripts:
+# dependency check, build + install, throwaway PostgreSQL clusters, and the
+# benchmarks' table.  Source it; it defines functions only.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # The PostgreSQL to build against and test: the system's 15 (Debian's
@@ -108,9 +108,7 @@ cluster_user() {
 # directory used (one under /tmp where the postgres user cannot reach $1).
 make_cluster_dir() {
 	local dir=$1
-	if [ -f "$dir/data/postmaster.pid" ]; then
-		as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
-	fi
+	stop_cluster_at "$dir" immediate
 	rm -rf "$dir"
 	mkdir -p "$dir" || return 1
 	if [ "$(id -u)" -eq 0 ]; then
@@ -176,8 +174,14 @@ restore_huge_pages() {
 
 # Stop the throwaway cluster (runs on exit).
 stop_cluster() {
-	[ -n "${CLUSTER_DIR:-}" ] && [ -f "$CLUSTER_DIR/data/postmaster.pid" ] &&
-		as_owner "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1
+	[ -n "${CLUSTER_DIR:-}" ] && stop_cluster_at "$CLUSTER_DIR" fast
+	return 0
+}
+
+# Stop the cluster in $1, if it runs, in shutdown mode $2 (fast, immediate).
+stop_cluster_at() {
+	[ -f "$1/data/postmaster.pid" ] &&
+		as_owner "$PG_BIN/pg_ctl" -D "$1/data" -m "$2" -w stop >/dev/null 2>&1
 	return 0
 }
 
@@ -187,4 +191,11 @@ setup_all() {
 	ensure_packages "$@"
 	build_and_install
 	start_cluster
+}
+
+# The SQL that makes the benchmarks' table t of $1 random rows: int8 a,
+# float8 f, md5 text s, int4 i (bench-nodes.sh, bench-parallel.sh).
+bench_table_sql() {
+	echo "CREATE TABLE t AS SELECT (random() * 1e18)::int8 AS a, random() AS f,"
+	echo "  md5(g::text) AS s, (random() * 2e9 - 1e9)::int4 AS i FROM generate_series(1, $1) g;"
 }

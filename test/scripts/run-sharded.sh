@@ -97,7 +97,6 @@ restart_shard2_without_module() {
 	start_cluster_at "$SHARD2_DIR" && on shard2 -c "DROP EXTENSION bitonic_sort"
 }
 
-SUMMARY_ON_FAILURE=
 mkdir -p "$out"
 start_shards
 echo "== loading 200000 rows into the sharded table and the single-cluster one"

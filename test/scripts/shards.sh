@@ -38,9 +38,7 @@ stop_shards() {
 	local name dir
 	for name in $SHARD_NAMES; do
 		dir=${name^^}_DIR
-		dir=${!dir:-}
-		[ -n "$dir" ] && [ -f "$dir/data/postmaster.pid" ] &&
-			as_owner "$PG_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1
+		[ -n "${!dir:-}" ] && stop_cluster_at "${!dir}" fast
 	done
 	return 0
 }
