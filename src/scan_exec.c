@@ -296,9 +296,10 @@ load_and_sort(BitonicScanState *state)
 	room = limit > pair_bytes + split_bytes + BITONIC_SLOT_BYTES ?
 		limit - pair_bytes - split_bytes - BITONIC_SLOT_BYTES : 0;
 	BitonicPlacePlan(state, expected_bytes);
-	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
+	/* in the order of first writes: every row adds a pair, the split comes last */
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);
+	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
 	if (split_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, split, split_bytes);
 	for (;;)

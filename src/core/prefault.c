@@ -13,6 +13,22 @@
 /* Page size the populated ranges are trimmed to. */
 #define PAGE_BYTES ((size_t) 4096)
 
+/*
+ * Read one byte of each page of [start, start + len): under shadow paging
+ * (a VM whose host keeps its own copy of the page tables) the first access
+ * to a page from user mode faults once more, after the kernel's populate;
+ * taken here, the caller's first write to the page does not stall.  A read
+ * never changes the memory the caller may be filling.
+ */
+static void
+touch_pages(const char *start, size_t len)
+{
+	const volatile char *page = (const volatile char *) start;
+
+	for (size_t off = 0; off < len; off += PAGE_BYTES)
+		(void) page[off];
+}
+
 /* Thread body: populate queued ranges in order until stopped. */
 static void *
 prefault_main(void *arg)
@@ -41,6 +57,7 @@ prefault_main(void *arg)
 #ifdef MADV_POPULATE_WRITE
 			(void) madvise(start, step, MADV_POPULATE_WRITE);
 #endif
+			touch_pages(start, step);
 			pthread_mutex_lock(&pf->lock);
 			start += step;
 			len -= step;
