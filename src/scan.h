@@ -238,9 +238,10 @@ extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
 extern void BitonicStoreCloseChunks(BitonicTupleStore *store);
 extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream,
 							uint32 *locator);
-extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const MinimalTuple row,
-							  bool may_grow, uint32 *locator);
+extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const char *bytes,
+							  size_t len, bool may_grow, uint32 *locator);
 extern void BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src);
+extern void BitonicRowCopy(MinimalTuple row, const char *bytes, size_t len);
 extern void BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src,
 							MinimalTuple row);
 extern void BitonicRowClose(BitonicRowSource *src);

@@ -12,6 +12,16 @@
  * the scan, one attribute and a copy to cache; the range look-up and the
  * copy to a stream, a cache miss each, run on the other core.
  *
+ * A row that lies in a shared buffer's page (a heap scan's, the usual
+ * input) is not copied by the backend at all: it stages the row's address
+ * and length, and pins the page until the worker has copied the row out of
+ * it.  Each staged row then costs the backend 24 bytes written instead of
+ * the row's own, into lines the worker has just read on the other core
+ * (10M rows of 72 bytes, runs alternating: 1.45-1.71 s against 1.53-2.39 s
+ * for the whole ORDER BY).  A pinned page's tuples stay where they are
+ * (moving them needs the page's only pin), as for any slot that points into
+ * a buffer.
+ *
  * The worker calls nothing of PostgreSQL's: the backend makes room for the
  * buffer's pairs before it hands the buffer over, and a row whose stream
  * needs a new block (an allocation) stops the worker; the backend places
@@ -33,6 +43,7 @@
 #include "core/worker.h"
 
 #include "executor/tuptable.h"
+#include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
 /* Bytes of a staging buffer; a row that would take more than a quarter is placed at once. */
@@ -41,17 +52,30 @@
 /* How far ahead of the row it writes the backend prefetches a buffer's lines. */
 #define STAGE_PREFETCH 1024
 
-/* What precedes each staged row (a minimal tuple, MAXALIGNed) in a buffer. */
+/*
+ * Pages one staging buffer may hold pinned; a buffer is handed over when
+ * full or when its rows lie in that many pages.  Both buffers' pins stay
+ * below the ring of 32 buffers a large heap scan recycles (a pinned ring
+ * buffer makes the scan take another, evicting pages of other tables).
+ */
+#define STAGE_PINS 12
+
+/*
+ * A staged row: its key, and where its bytes (BitonicRowCopy's) are: in a
+ * pinned page, or right after this header (MAXALIGNed) when bytes is NULL.
+ */
 typedef struct StagedRow
 {
 	uint64		key;			/* its pair key, 0 when isnull */
 	uint32		isnull;			/* its first sort column is NULL */
-	uint32		pad;
+	uint32		len;			/* bytes of the row */
+	const char *bytes;			/* the row in a pinned page, or NULL: it follows */
 } StagedRow;
 
 /*
  * A staging buffer: rows [placed, used) are still to be stored.  One cache
  * line each: the worker writes one while the backend fills the other.
+ * Only the backend touches the pins.
  */
 typedef struct StageBuffer
 {
@@ -59,6 +83,8 @@ typedef struct StageBuffer
 	size_t		used;
 	size_t		placed;
 	size_t		nrows;			/* rows staged in all */
+	Buffer	   *pins;			/* pages the staged rows lie in, pinned */
+	int			npins;
 } pg_attribute_aligned(64) StageBuffer;
 
 /* Placement on a worker thread, while the node reads its input. */
@@ -81,6 +107,20 @@ stop_worker(void *arg)
 	BitonicIngest *ingest = (BitonicIngest *) arg;
 
 	bs_worker_stop(&ingest->worker);
+}
+
+/* Where a staged row's bytes are. */
+static inline const char *
+staged_bytes(const StagedRow *staged)
+{
+	return staged->bytes != NULL ? staged->bytes : (const char *) (staged + 1);
+}
+
+/* Bytes a staged row takes in its buffer. */
+static inline size_t
+staged_size(const StagedRow *staged)
+{
+	return sizeof(StagedRow) + (staged->bytes != NULL ? 0 : MAXALIGN(staged->len));
 }
 
 /* Rows whose pairs the worker adds together (it writes the pairs' counts once for them). */
@@ -111,17 +151,17 @@ place_rows(BitonicScanState *state, StageBuffer *buf, bool may_grow)
 	while (placed < used)
 	{
 		StagedRow  *staged = (StagedRow *) (buf->data + placed);
-		MinimalTuple row = (MinimalTuple) (staged + 1);
 		int			stream = BitonicKeyStream(ranges, nranges, staged->key, staged->isnull);
 
-		if (!BitonicStorePlace(&state->store, stream, row, may_grow, &items[n]))
+		if (!BitonicStorePlace(&state->store, stream, staged_bytes(staged), staged->len,
+							   may_grow, &items[n]))
 		{
 			ok = false;
 			break;
 		}
 		keys[n] = staged->key;
 		isnull[n] = staged->isnull;
-		placed += sizeof(StagedRow) + MAXALIGN(row->t_len);
+		placed += staged_size(staged);
 		if (++n == PLACE_BATCH)
 		{
 			BitonicMultiSortPutKeyed(&state->ms, items, keys, isnull, n);
@@ -165,7 +205,10 @@ BitonicIngestStart(BitonicScanState *state)
 	ingest->stop_guard.arg = ingest;
 	MemoryContextRegisterResetCallback(cxt, &ingest->stop_guard);
 	for (int i = 0; i < 2; i++)
+	{
 		ingest->buffers[i].data = MemoryContextAlloc(cxt, STAGE_BYTES);
+		ingest->buffers[i].pins = MemoryContextAlloc(cxt, STAGE_PINS * sizeof(Buffer));
+	}
 	state->ingest = ingest;
 }
 
@@ -176,13 +219,35 @@ BitonicIngestBytes(const BitonicScanState *state)
 	return state->ingest != NULL ? 2 * STAGE_BYTES : 0;
 }
 
-/* Empty a buffer. */
+/* Empty a buffer whose rows are stored: its pages are unpinned. */
 static void
 clear_buffer(StageBuffer *buf)
 {
+	for (int i = 0; i < buf->npins; i++)
+		ReleaseBuffer(buf->pins[i]);
+	buf->npins = 0;
 	buf->used = 0;
 	buf->placed = 0;
 	buf->nrows = 0;
+}
+
+/*
+ * The shared buffer whose page holds the slot's row as BitonicRowOpen found
+ * it, or InvalidBuffer (the row is copied in).
+ */
+static Buffer
+row_page(TupleTableSlot *slot, const BitonicRowSource *src)
+{
+	if (!TTS_IS_BUFFERTUPLE(slot) || src->bytes == NULL || src->should_free)
+		return InvalidBuffer;
+	return ((BufferHeapTupleTableSlot *) slot)->buffer;
+}
+
+/* Whether staging a row of this page (or none) pins a page the buffer has not. */
+static inline bool
+needs_pin(const StageBuffer *buf, Buffer page)
+{
+	return BufferIsValid(page) && (buf->npins == 0 || buf->pins[buf->npins - 1] != page);
 }
 
 /*
@@ -307,6 +372,7 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	Datum		value = slot_getattr(slot, state->keys.attnos[0], &isnull);
 	uint64		key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
 	BitonicRowSource src;
+	Buffer		page;
 	StageBuffer *buf;
 	StagedRow  *staged;
 	size_t		need;
@@ -318,7 +384,10 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 		BitonicRowClose(&src);
 		return place_large_row(state, slot, key, isnull);
 	}
-	if (state->ingest->buffers[state->ingest->filling].used + need > STAGE_BYTES)
+	page = row_page(slot, &src);
+	buf = &state->ingest->buffers[state->ingest->filling];
+	/* room for the row copied in, whether or not it is */
+	if (buf->used + need > STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
 	{
 		hand_over(state);
 		if (state->tuplesort != NULL)
@@ -332,10 +401,23 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	staged = (StagedRow *) (buf->data + buf->used);
 	staged->key = key;
 	staged->isnull = isnull;
-	staged->pad = 0;
-	BitonicRowWrite(slot, &src, (MinimalTuple) (staged + 1));
+	staged->len = (uint32) src.len;
+	if (BufferIsValid(page))
+	{
+		if (needs_pin(buf, page))
+		{
+			IncrBufferRefCount(page);
+			buf->pins[buf->npins++] = page;
+		}
+		staged->bytes = src.bytes;
+	}
+	else
+	{
+		staged->bytes = NULL;
+		BitonicRowWrite(slot, &src, (MinimalTuple) (staged + 1));
+	}
 	BitonicRowClose(&src);
-	buf->used += need;
+	buf->used += staged_size(staged);
 	/* the worker read these lines last: ask for them well before they are written */
 	__builtin_prefetch(buf->data + buf->used + STAGE_PREFETCH, 1);
 	__builtin_prefetch(buf->data + buf->used + STAGE_PREFETCH + 64, 1);
@@ -366,25 +448,35 @@ BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts)
 
 		while (buf->placed < buf->used)
 		{
-			MinimalTuple row = (MinimalTuple) ((StagedRow *) (buf->data + buf->placed) + 1);
+			StagedRow  *staged = (StagedRow *) (buf->data + buf->placed);
+			MinimalTuple row = palloc(staged->len);
 
-			ExecStoreMinimalTuple(row, state->slot, false);
+			BitonicRowCopy(row, staged_bytes(staged), staged->len);
+			ExecStoreMinimalTuple(row, state->slot, true);
 			tuplesort_puttupleslot(ts, state->slot);
-			buf->placed += sizeof(StagedRow) + MAXALIGN(row->t_len);
+			buf->placed += staged_size(staged);
 		}
+		clear_buffer(buf);
 	}
 	BitonicIngestStop(state);
 }
 
 /*
- * Stop the worker and free the buffers, placing nothing more (after a
- * drain or a hand-over, or when the rows are forgotten).
+ * Stop the worker, unpin the pages of rows still staged and free the
+ * buffers, placing nothing more (after a drain or a hand-over, or when the
+ * rows are forgotten).  Not on an error: the transaction's abort has
+ * dropped the pins, and the context's reset stops the worker.
  */
 void
 BitonicIngestStop(BitonicScanState *state)
 {
-	if (state->ingest == NULL)
+	BitonicIngest *ingest = state->ingest;
+
+	if (ingest == NULL)
 		return;
-	MemoryContextDelete(state->ingest->cxt);	/* stop_worker joins the thread */
+	bs_worker_stop(&ingest->worker);
+	for (int i = 0; i < 2; i++)
+		clear_buffer(&ingest->buffers[i]);
+	MemoryContextDelete(ingest->cxt);
 	state->ingest = NULL;
 }

@@ -413,6 +413,21 @@ BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src)
 	}
 }
 
+/*
+ * Copy a row's bytes as BitonicRowOpen found them (a minimal tuple's, or a
+ * heap tuple's from where a minimal tuple's would start) to row: plain C,
+ * for the ingest worker too.
+ */
+void
+BitonicRowCopy(MinimalTuple row, const char *bytes, size_t len)
+{
+	memcpy(row, bytes, len);
+	row->t_len = (uint32) len;
+	/* a heap tuple's t_ctid lands in the padding: no version may be read there */
+	memset(row->mt_padding, 0, sizeof(row->mt_padding));
+	BitonicClearDatumMark(row);
+}
+
 /* Write the slot's row, as BitonicRowOpen found it, to row (src->len bytes). */
 void
 BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src, MinimalTuple row)
@@ -421,11 +436,7 @@ BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src, MinimalTuple 
 
 	if (src->bytes != NULL)
 	{
-		memcpy(row, src->bytes, src->len);
-		row->t_len = (uint32) src->len;
-		/* a heap tuple's t_ctid lands in the padding: no version may be read there */
-		memset(row->mt_padding, 0, sizeof(row->mt_padding));
-		BitonicClearDatumMark(row);
+		BitonicRowCopy(row, src->bytes, src->len);
 		return;
 	}
 	memset(row, 0, src->len);	/* the padding between values too */
@@ -464,23 +475,23 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint
 }
 
 /*
- * Copy a row already formed (a staged one, scan_ingest.c) into the stream
- * and set *locator; false when the stream's chunk is full and a new one
- * would need a new block while !may_grow (a worker thread may place rows,
- * but only the backend allocates), or when the locators are used up.
+ * Copy a row's bytes (BitonicRowCopy's: a staged row, scan_ingest.c) into
+ * the stream and set *locator; false when the stream's chunk is full and a
+ * new one would need a new block while !may_grow (a worker thread may place
+ * rows, but only the backend allocates), or when the locators are used up.
  * Calls nothing of PostgreSQL's unless may_grow.
  */
 bool
-BitonicStorePlace(BitonicTupleStore *store, int stream, const MinimalTuple row,
+BitonicStorePlace(BitonicTupleStore *store, int stream, const char *bytes, size_t len,
 				  bool may_grow, uint32 *locator)
 {
 	MinimalTuple copy;
 
 	Assert(stream >= 0 && stream < (int) store->nstreams);
-	copy = reserve_in_stream(store, &store->streams[stream], row->t_len, may_grow, locator);
+	copy = reserve_in_stream(store, &store->streams[stream], len, may_grow, locator);
 	if (copy == NULL)
 		return false;
-	memcpy(copy, row, row->t_len);
+	BitonicRowCopy(copy, bytes, len);
 	return true;
 }
 
