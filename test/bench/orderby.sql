@@ -32,6 +32,16 @@ BEGIN
   total_ms := round((plan->0->>'Execution Time')::numeric, 1);
 END $$;
 
+-- scan_ms(): the bare scan of the table, `SELECT * FROM bench`, as time_sort
+-- times the whole query (EXPLAIN ANALYZE, TIMING OFF: rows read, none sent).
+CREATE OR REPLACE FUNCTION pg_temp.scan_ms() RETURNS float8
+LANGUAGE plpgsql AS $$
+DECLARE plan jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) SELECT * FROM bench' INTO plan;
+  RETURN round((plan->0->>'Execution Time')::numeric, 1);
+END $$;
+
 -- pool_pages(): free 2 MB pages of the kernel's huge page pool that nobody
 -- has reserved (HugePages_Free counts the default page size, and pages a
 -- server's shared memory has reserved but not yet touched).
@@ -48,6 +58,8 @@ CREATE OR REPLACE FUNCTION pg_temp.pool_pages() RETURNS int LANGUAGE sql AS $$
 -- on (its default: the pool's pages while it has room), after one untimed
 -- run that gives the pool's pages their first use (a page's first write
 -- after the pool is reserved costs a host fault per 4 kB on this VM).
+-- Each round also times the bare scan of the table: the whole query's
+-- time over the best scan is the x-scan column.
 CREATE OR REPLACE FUNCTION pg_temp.compare(label text, q text, reps int DEFAULT 1) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -63,6 +75,7 @@ DECLARE
   bitonic_total_ms float8 := 'Infinity';
   pool_node_ms float8;
   pool_total_ms float8;
+  scan float8 := 'Infinity';
 BEGIN
   IF pool THEN
     PERFORM set_config('bitonic_sort.enable', 'on', false);
@@ -84,6 +97,7 @@ BEGIN
       pool_node_ms := least(coalesce(pool_node_ms, 'Infinity'), h.node_ms);
       pool_total_ms := least(coalesce(pool_total_ms, 'Infinity'), h.total_ms);
     END IF;
+    scan := least(scan, pg_temp.scan_ms());
     native_node := n.node;
     bitonic_node := b.node;
     native_node_ms := least(native_node_ms, n.node_ms);
@@ -96,5 +110,7 @@ BEGIN
     bitonic_node, bitonic_node_ms, round((native_node_ms / nullif(bitonic_node_ms, 0))::numeric, 2),
     native_total_ms, bitonic_total_ms, round((native_total_ms / nullif(bitonic_total_ms, 0))::numeric, 2),
     pool_node_ms, round((native_node_ms / nullif(pool_node_ms, 0))::numeric, 2),
-    pool_total_ms, round((native_total_ms / nullif(pool_total_ms, 0))::numeric, 2));
+    pool_total_ms, round((native_total_ms / nullif(pool_total_ms, 0))::numeric, 2),
+    scan, round((bitonic_total_ms / nullif(scan, 0))::numeric, 2),
+    round((pool_total_ms / nullif(scan, 0))::numeric, 2));
 END $$;
