@@ -40,6 +40,7 @@
  */
 #include "scan.h"
 
+#include "core/cpu_features.h"
 #include "core/worker.h"
 
 #include "executor/tuptable.h"
@@ -90,6 +91,7 @@ typedef struct StageBuffer
 /* Placement on a worker thread, while the node reads its input. */
 typedef struct BitonicIngest
 {
+	bool		prefetchw;		/* the CPU has PREFETCHW */
 	BitonicScanState *state;
 	MemoryContext cxt;			/* child of the node's context: this and the buffers */
 	bs_worker	worker;
@@ -201,6 +203,7 @@ BitonicIngestStart(BitonicScanState *state)
 	}
 	ingest->state = state;
 	ingest->cxt = cxt;
+	ingest->prefetchw = bs_cpu_has_prefetchw();
 	ingest->stop_guard.func = stop_worker;
 	ingest->stop_guard.arg = ingest;
 	MemoryContextRegisterResetCallback(cxt, &ingest->stop_guard);
@@ -335,6 +338,26 @@ BitonicIngestDrain(BitonicScanState *state)
 }
 
 /*
+ * Fetch the staging line at p for writing.  A plain prefetch of a line the
+ * worker read last leaves it shared between the cores, and the backend's
+ * store into it then waits for the worker's core to let it go, with every
+ * store behind it (at 10M rows, the scan's next store to its slot stalled
+ * on those: 10-25% of the backend's time under perf, 1.4% with PREFETCHW).
+ */
+static inline void
+prefetch_for_write(const BitonicIngest *ingest, const char *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (ingest->prefetchw)
+	{
+		__asm__ volatile("prefetchw %0" : : "m"(*p));
+		return;
+	}
+#endif
+	__builtin_prefetch(p, 1);
+}
+
+/*
  * A row too large to stage: place every staged row, then this one; false
  * when the store cannot name it (the caller spills).
  */
@@ -419,8 +442,8 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	BitonicRowClose(&src);
 	buf->used += staged_size(staged);
 	/* the worker read these lines last: ask for them well before they are written */
-	__builtin_prefetch(buf->data + buf->used + STAGE_PREFETCH, 1);
-	__builtin_prefetch(buf->data + buf->used + STAGE_PREFETCH + 64, 1);
+	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH);
+	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH + 64);
 	buf->nrows++;
 	state->ntuples++;
 	return true;

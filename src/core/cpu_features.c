@@ -5,6 +5,9 @@
 #include "cpu_features.h"
 
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 static int	forced_level = -1;
 
@@ -40,6 +43,22 @@ void
 bs_cpu_force_simd(bs_simd level)
 {
 	forced_level = (int) level;
+}
+
+/* Whether the CPU has PREFETCHW (CPUID 0x80000001, ECX bit 8). */
+int
+bs_cpu_has_prefetchw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned	eax,
+				ebx,
+				ecx,
+				edx;
+
+	if (__get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx))
+		return (ecx & bit_PRFCHW) != 0;
+#endif
+	return 0;
 }
 
 /* Name of the SIMD level in use. */

@@ -1,5 +1,6 @@
 /*
- * cpu_features.h — which SIMD level the CPU sorters run at.
+ * cpu_features.h — which SIMD level the CPU sorters run at, and the
+ * prefetch for writing.
  */
 #ifndef BS_CPU_FEATURES_H
 #define BS_CPU_FEATURES_H
@@ -21,5 +22,8 @@ extern bs_simd bs_cpu_simd_detected(void);
 
 /* Force a level (tests run every variant); clamped to what the CPU has. */
 extern void bs_cpu_force_simd(bs_simd level);
+
+/* Whether the CPU has PREFETCHW, a prefetch that takes the line for writing. */
+extern int	bs_cpu_has_prefetchw(void);
 
 #endif							/* BS_CPU_FEATURES_H */
