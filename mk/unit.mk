@@ -111,7 +111,7 @@ test/unit/bin/prefetch_bench: test/bench/prefetch_bench.c test/unit/mono_clock.h
 # test/bench/first_touch_bench.c, plain C.
 test/unit/bin/first_touch_bench: test/bench/first_touch_bench.c test/unit/mono_clock.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+	$(CC) -O2 -Wall -Wextra -Werror -pthread -o $@ $<
 
 .PHONY: bench-first-touch
 bench-first-touch: test/unit/bin/first_touch_bench
