@@ -45,17 +45,17 @@ OBJS = \
 	src/info.o \
 	src/multikey.o \
 	src/libc_text.o \
-	src/scan_planner.o \
-	src/scan_replace.o \
-	src/hash_cost.o \
-	src/join_paths.o \
-	src/scan_exec.o \
-	src/scan_store.o \
-	src/scan_spill.o \
-	src/scan_explain.o \
-	src/scan_slot.o \
-	src/scan_place.o \
-	src/scan_ingest.o \
+	src/scan/planner.o \
+	src/scan/replace.o \
+	src/scan/hash_cost.o \
+	src/scan/join_paths.o \
+	src/scan/exec.o \
+	src/scan/store.o \
+	src/scan/spill.o \
+	src/scan/explain.o \
+	src/scan/slot.o \
+	src/scan/place.o \
+	src/scan/ingest.o \
 	$(CORE_OBJS)
 
 REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_array_sort gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan order_by_differential sort_nodes sort_nodes_differential order_by_parallel order_by_locking order_by_cancel

@@ -436,7 +436,7 @@ SELECT bs_digest_compare('SELECT id, k FROM drift_rows() ORDER BY k', 'SELECT id
        bs_digest_compare('SELECT id, k FROM drift_rows() ORDER BY k DESC', 'SELECT id, k FROM drift ORDER BY k DESC, id') AS ties_across_cuts_desc;
 SET work_mem = '256MB';
 -- with two threads the rows are placed on a worker thread from the first
--- cut on (scan_ingest.c): a row too large to stage (over 64 kB) is placed
+-- cut on (src/scan/ingest.c): a row too large to stage (over 64 kB) is placed
 -- by the backend between staged ones
 SET bitonic_sort.cpu_threads = 2;
 SET enable_sort = off;

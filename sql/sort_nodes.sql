@@ -65,7 +65,7 @@ EXPLAIN (COSTS OFF) SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, 
 SELECT same_rows('SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id');
 
 -- costed against hashing: a hash table of many groups is charged what it
--- costs (hash_cost.c), so GROUP BY and DISTINCT sort where that is faster
+-- costs (src/scan/hash_cost.c), so GROUP BY and DISTINCT sort where that is faster
 -- and hash where the table is small
 RESET enable_hashagg;
 EXPLAIN (COSTS OFF) SELECT id, count(*) FROM sn GROUP BY id;
@@ -137,7 +137,7 @@ RESET bitonic_sort.min_rows;
 -- EXPLAIN in another format: the same Sort Key property
 EXPLAIN (COSTS OFF, FORMAT JSON) SELECT id, rank() OVER (ORDER BY s DESC, id) FROM sn;
 
--- merge join against hash join, costed (join_paths.c, hash_cost.c): tables
+-- merge join against hash join, costed (src/scan/join_paths.c, src/scan/hash_cost.c): tables
 -- of 300,000 rows join through a merge join over BitonicSort (a hash table
 -- that size is charged what its cache misses cost); a small inner side
 -- keeps the hash join

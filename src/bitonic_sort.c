@@ -2,7 +2,7 @@
  * bitonic_sort.c — module entry point.
  */
 #include "bitonic_sort.h"
-#include "scan.h"
+#include "scan/plan.h"
 
 #include "fmgr.h"
 

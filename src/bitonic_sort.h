@@ -43,7 +43,7 @@ extern void BitonicThreadBudgetEnter(void);
  * The emulated build (make emu) is the test build: besides the emulator's
  * CUDA failures (bitonic_sort.emu_fail) it has bitonic_sort.test_fault,
  * which makes a thread's job fail, and a store that can name only 16 MB of
- * rows (scan_store.c), so that its tests reach the paths that need faults
+ * rows (scan/store.c), so that its tests reach the paths that need faults
  * or 32 GB of rows.  Release builds have neither.
  */
 #ifdef BS_CUDA_EMU

@@ -12,7 +12,7 @@
  * smaller free pieces, which stay backed (0.44-0.61 s per GB).  So huge
  * pages are asked for where they pay: rows that emit reads in random order
  * (rows placed by key range, read a range at a time, ask for none:
- * scan_place.c), and gpu_sort's buffers (a few hundred MB, which the backed
+ * scan/place.c), and gpu_sort's buffers (a few hundred MB, which the backed
  * blocks usually cover).  The pairs, key columns and order of an ORDER BY, read in order
  * and allocated after its rows have taken the backed blocks, ask for none
  * (4 kB pages where transparent huge pages are "madvise", the kernel's

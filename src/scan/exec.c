@@ -1,11 +1,18 @@
 /*
- * scan_exec.c — executor of the BitonicSort custom scan: reads every row of
- * its child into the tuple store (scan_store.c), keys the first sort column
- * of each batch of rows, sorts key/locator pairs (multikey.c) and returns
- * the rows in that order, forward or backward.  Where the rows outgrow
- * work_mem it hands them to tuplesort (scan_spill.c).
+ * exec.c — executor of the BitonicSort custom scan: reads every row of its
+ * child into the tuple store (store.c), by key range (place.c) and on a
+ * worker thread (ingest.c), keys the first sort column of each batch of
+ * rows, sorts key/locator pairs (multikey.c) and returns the rows in that
+ * order, forward or backward.  Where the rows outgrow work_mem it hands
+ * them to tuplesort (spill.c).  The other executor files call nothing here.
  */
-#include "scan.h"
+#include "scan/exec.h"
+#include "scan/explain.h"
+#include "scan/ingest.h"
+#include "scan/node.h"
+#include "scan/place.h"
+#include "scan/slot.h"
+#include "scan/spill.h"
 
 #include "access/htup_details.h"
 #include "executor/executor.h"
@@ -43,6 +50,30 @@ static const CustomExecMethods bitonic_exec_methods = {
 	.ExplainCustomScan = BitonicScanExplain,
 };
 
+/* The plan's sort columns back from custom_private (planner.c's four lists). */
+static void
+keys_from_private(List *custom_private, BitonicScanKeys *keys)
+{
+	List	   *attnos = linitial(custom_private);
+	List	   *sortops = lsecond(custom_private);
+	List	   *collations = lthird(custom_private);
+	List	   *nulls_first = lfourth(custom_private);
+	int			n = list_length(attnos);
+
+	keys->nkeys = n;
+	keys->attnos = palloc(sizeof(AttrNumber) * n);
+	keys->sortops = palloc(sizeof(Oid) * n);
+	keys->collations = palloc(sizeof(Oid) * n);
+	keys->nulls_first = palloc(sizeof(bool) * n);
+	for (int i = 0; i < n; i++)
+	{
+		keys->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
+		keys->sortops[i] = list_nth_oid(sortops, i);
+		keys->collations[i] = list_nth_oid(collations, i);
+		keys->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
+	}
+}
+
 /* CreateCustomScanState: the node's state, sort columns from the plan. */
 Node *
 BitonicScanCreateState(CustomScan *cscan)
@@ -52,7 +83,7 @@ BitonicScanCreateState(CustomScan *cscan)
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &bitonic_exec_methods;
 	state->css.flags = cscan->flags;
-	BitonicScanKeysFromPrivate(cscan->custom_private, &state->keys);
+	keys_from_private(cscan->custom_private, &state->keys);
 	return (Node *) state;
 }
 
@@ -128,17 +159,6 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 	state->pos = -1;
 }
 
-/*
- * Bytes the node holds now (tuple store, pairs, staging buffers) and will
- * need to sort them (the order); not while the worker places rows.
- */
-size_t
-BitonicScanHeldBytes(BitonicScanState *state)
-{
-	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
-		BitonicMultiSortBytes(&state->ms) + state->order_bytes + BitonicIngestBytes(state);
-}
-
 /* Attribute attno of the stored row with this locator (only that one is deformed). */
 static inline Datum
 stored_attr(BitonicScanState *state, uint32 locator, AttrNumber attno, bool *isnull)
@@ -164,6 +184,47 @@ key_batch(BitonicScanState *state)
 	state->nbatch = 0;
 }
 
+/* Drop every row held and every sort state, back to the empty phase. */
+static void
+forget_rows(BitonicScanState *state)
+{
+	BitonicIngestStop(state);
+	if (state->tuplesort != NULL)
+		tuplesort_end(state->tuplesort);
+	state->tuplesort = NULL;
+	ExecClearTuple(state->slot);
+	if (state->output != NULL)
+		ExecClearTuple(state->output);
+	BitonicStoreFinish(&state->store);
+	BitonicMultiSortReset(&state->ms, true);
+	MemoryContextReset(state->cxt);
+	BitonicStoreForget(&state->store);
+	state->order = NULL;
+	state->order_bytes = 0;
+	state->order_ready = 0;
+	state->place_ranges = 0;
+	state->nranges = 0;
+	state->ranges = NULL;
+	state->ntuples = 0;
+	state->nbatch = 0;
+	state->phase = BITONIC_PHASE_EMPTY;
+	state->pos = -1;
+}
+
+/*
+ * The rows outgrow memory: hand them to tuplesort (spill.c), which takes
+ * the rest of the input too, and free them.
+ */
+static void
+spill(BitonicScanState *state)
+{
+	Tuplesortstate *ts = BitonicSpillRows(state);
+
+	forget_rows(state);
+	state->tuplesort = ts;
+	state->spilled = true;
+}
+
 /*
  * Cut the key ranges once the rows read have reached the next cut; the
  * first cut starts the worker that places rows from then on, where a
@@ -176,9 +237,11 @@ cut_when_due(BitonicScanState *state)
 		return;
 	if (state->ingest != NULL)
 	{
-		BitonicIngestDrain(state);
-		if (state->tuplesort != NULL)
-			return;				/* the drain spilled */
+		if (!BitonicIngestDrain(state))
+		{
+			spill(state);
+			return;
+		}
 	}
 	BitonicPlaceCut(state);
 	state->placed_ranges = Max(state->placed_ranges, state->nranges);
@@ -188,9 +251,9 @@ cut_when_due(BitonicScanState *state)
 
 /*
  * Add one child row to the store and its batch, keying the batch when it is
- * full, or hand it to the worker's placement; false when the store cannot
- * take the row.  The row may go to tuplesort instead when the placement
- * spills.
+ * full, or hand it to the worker's placement; false, the row not taken,
+ * when memory or the store's locators run out (the caller spills).  A cut
+ * of the ranges that follows the row may spill too.
  */
 static bool
 add_row(BitonicScanState *state, TupleTableSlot *slot)
@@ -201,8 +264,7 @@ add_row(BitonicScanState *state, TupleTableSlot *slot)
 	{
 		if (!BitonicIngestRow(state, slot))
 			return false;
-		if (state->tuplesort == NULL)
-			cut_when_due(state);
+		cut_when_due(state);
 		return true;
 	}
 	stream = state->nranges > 0 ? BitonicPlaceStream(state, slot) : BITONIC_STORE_IN_ORDER;
@@ -312,17 +374,17 @@ load_and_sort(BitonicScanState *state)
 			tuplesort_puttupleslot(state->tuplesort, slot);
 		else if (!add_row(state, slot))
 		{
-			/* the locators are used up: tuplesort takes everything */
-			BitonicScanSpill(state);
+			/* memory or locators are used up: tuplesort takes everything */
+			spill(state);
 			tuplesort_puttupleslot(state->tuplesort, slot);
 		}
 		else if (state->ingest == NULL && state->tuplesort == NULL && state->nbatch == 0 &&
 				 BitonicScanHeldBytes(state) > limit)
-			BitonicScanSpill(state);
+			spill(state);
 	}
 	/* the worker places what is staged and stops (a spill may end it first) */
-	if (state->ingest != NULL)
-		BitonicIngestDrain(state);
+	if (state->ingest != NULL && !BitonicIngestDrain(state))
+		spill(state);
 	BitonicIngestStop(state);
 	state->key_ms += BitonicMsSince(t0) - (input_ms(child) - child_ms);
 
@@ -379,7 +441,7 @@ bitonic_access(ScanState *ss)
 	if (state->phase == BITONIC_PHASE_EMPTY)
 		load_and_sort(state);
 	if (state->phase == BITONIC_PHASE_SPILLED)
-		row = BitonicScanSpillNext(state, forward);
+		row = BitonicSpillNext(state, forward);
 	else
 		row = next_sorted_row(state, forward);
 	return state->output != NULL ? BitonicMappedSlotShow(state->output, row) : row;
@@ -409,40 +471,13 @@ exec_bitonic_scan(CustomScanState *node)
 	return ExecProject(projection);
 }
 
-/* Drop every row held and every sort state, back to the empty phase. */
-void
-BitonicScanForgetRows(BitonicScanState *state)
-{
-	BitonicIngestStop(state);
-	if (state->tuplesort != NULL)
-		tuplesort_end(state->tuplesort);
-	state->tuplesort = NULL;
-	ExecClearTuple(state->slot);
-	if (state->output != NULL)
-		ExecClearTuple(state->output);
-	BitonicStoreFinish(&state->store);
-	BitonicMultiSortReset(&state->ms, true);
-	MemoryContextReset(state->cxt);
-	BitonicStoreForget(&state->store);
-	state->order = NULL;
-	state->order_bytes = 0;
-	state->order_ready = 0;
-	state->place_ranges = 0;
-	state->nranges = 0;
-	state->ranges = NULL;
-	state->ntuples = 0;
-	state->nbatch = 0;
-	state->phase = BITONIC_PHASE_EMPTY;
-	state->pos = -1;
-}
-
 /* EndCustomScan: free everything and end the child. */
 static void
 end_bitonic_scan(CustomScanState *node)
 {
 	BitonicScanState *state = (BitonicScanState *) node;
 
-	BitonicScanForgetRows(state);
+	forget_rows(state);
 	MemoryContextDelete(state->cxt);
 	ExecEndNode(linitial(node->custom_ps));
 }
@@ -477,7 +512,7 @@ rescan_bitonic_scan(CustomScanState *node)
 		ExecClearTuple(state->slot);
 		return;
 	}
-	BitonicScanForgetRows(state);
+	forget_rows(state);
 	/* A child with changed parameters rescans itself on its next call. */
 	if (child->chgParam == NULL)
 		ExecReScan(child);

@@ -1,12 +1,12 @@
 /*
- * scan_slot.c — the slot the BitonicSort node returns when its output
+ * slot.c — the slot the BitonicSort node returns when its output
  * columns are its stored columns in another order or repeated (a scan adds
  * the sort key `c COLLATE "C"` as a second copy of c, say): each output
  * column names a stored column, and the stored row is deformed only when a
  * consumer reads it, as with a minimal-tuple slot.  Everything else (clear,
  * materialize, copies) is the virtual slot's, once every column is read.
  */
-#include "scan.h"
+#include "scan/slot.h"
 
 #include "nodes/nodeFuncs.h"
 

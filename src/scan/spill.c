@@ -1,19 +1,21 @@
 /*
- * scan_spill.c — when the rows of a BitonicSort node outgrow work_mem, the
- * node hands every row it holds, in input order, and the rest of its input
- * to PostgreSQL's tuplesort, which may sort on disk.
+ * spill.c — when the rows of a BitonicSort node outgrow work_mem, the node
+ * hands every row it holds, in input order, and the rest of its input to
+ * PostgreSQL's tuplesort, which may sort on disk.
  */
-#include "scan.h"
+#include "scan/spill.h"
+#include "scan/ingest.h"
 
 #include "executor/executor.h"
 #include "miscadmin.h"
 
 /*
- * Move the rows held in memory (stored, or staged for the worker,
- * scan_ingest.c) into a new tuplesort and free them.
+ * A new tuplesort holding the rows held in memory (stored, or staged for
+ * the worker, ingest.c), in input order; the worker is stopped, and the
+ * caller frees the rows.
  */
-void
-BitonicScanSpill(BitonicScanState *state)
+Tuplesortstate *
+BitonicSpillRows(BitonicScanState *state)
 {
 	BitonicScanKeys *keys = &state->keys;
 	Tuplesortstate *ts;
@@ -36,14 +38,12 @@ BitonicScanSpill(BitonicScanState *state)
 		if ((i++ & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	BitonicScanForgetRows(state);
-	state->tuplesort = ts;
-	state->spilled = true;
+	return ts;
 }
 
 /* Next row of the spilled sort in the given direction, or an empty slot. */
 TupleTableSlot *
-BitonicScanSpillNext(BitonicScanState *state, bool forward)
+BitonicSpillNext(BitonicScanState *state, bool forward)
 {
 	if (!tuplesort_gettupleslot(state->tuplesort, forward, false, state->slot, NULL))
 		return ExecClearTuple(state->slot);

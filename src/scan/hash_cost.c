@@ -15,7 +15,7 @@
  * size between those points and flat beyond the last (larger tables are
  * slower still: the charge errs towards hashing).
  */
-#include "scan.h"
+#include "scan/plan.h"
 
 #include <math.h>
 

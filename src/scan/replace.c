@@ -1,5 +1,5 @@
 /*
- * scan_replace.c — BitonicSort wherever the planner sorts, not only for the
+ * replace.c — BitonicSort wherever the planner sorts, not only for the
  * query's ORDER BY: under WindowAgg, GroupAggregate, Unique, SetOp, and on
  * either input of a Merge Join.
  *
@@ -20,7 +20,7 @@
  * were planned), and Incremental Sort, whose presorted prefix the native
  * node uses.
  */
-#include "scan.h"
+#include "scan/plan.h"
 
 #include <stddef.h>
 

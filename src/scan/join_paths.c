@@ -10,7 +10,7 @@
  * sort.  The hash joins of the same inputs are charged what their tables
  * cost (hash_cost.c), so the planner picks whichever is really faster.
  */
-#include "scan.h"
+#include "scan/plan.h"
 
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"

@@ -1,9 +1,9 @@
 /*
- * scan_explain.c — what EXPLAIN shows for a BitonicSort node: the sort keys
+ * explain.c — what EXPLAIN shows for a BitonicSort node: the sort keys
  * written as the native Sort writes them, backend, algorithm and key kind;
  * with ANALYZE the memory, the time per phase and whether it spilled.
  */
-#include "scan.h"
+#include "scan/explain.h"
 
 #include "commands/explain.h"
 #include "nodes/nodeFuncs.h"
@@ -119,7 +119,7 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* of which from the huge page pool (the backend's most while the node sorted) */
 	if (state->pool_peak_bytes > 0)
 		ExplainPropertyInteger("Huge Page Memory", "kB", (int64) (state->pool_peak_bytes / 1024), es);
-	/* rows stored by key range of the first column (scan_place.c) */
+	/* rows stored by key range of the first column (place.c) */
 	if (state->placed_ranges > 0)
 	{
 		ExplainPropertyInteger("Key Ranges", NULL, state->placed_ranges, es);

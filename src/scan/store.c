@@ -1,5 +1,5 @@
 /*
- * scan_store.c — the rows of a BitonicSort node: minimal tuples packed into
+ * store.c — the rows of a BitonicSort node: minimal tuples packed into
  * large blocks, each named by a 32-bit locator.
  *
  * A locator is the row's position in an address space of 1 MB slots counted
@@ -10,7 +10,7 @@
  * own.  The slot table is small (one pointer per MB), so turning a locator
  * into a tuple costs one cached load and no per-row pointer array exists.
  *
- * Rows may also be placed by key range (scan_place.c): once the store's
+ * Rows may also be placed by key range (place.c): once the store's
  * streams are opened, each row goes to the chunk of its stream, and chunks
  * (4 kB growing to 32 kB, 4 kB aligned in their block) are cut from the
  * newest block in turn.  A stream's rows then lie in a few MB, which emit
@@ -25,7 +25,7 @@
  * faults its pages in (MADV_POPULATE_WRITE): the kernel's page zeroing runs
  * on another core instead of in the ingest loop.
  */
-#include "scan.h"
+#include "scan/store.h"
 
 #include "core/prefault.h"
 
@@ -475,7 +475,7 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint
 }
 
 /*
- * Copy a row's bytes (BitonicRowCopy's: a staged row, scan_ingest.c) into
+ * Copy a row's bytes (BitonicRowCopy's: a staged row, ingest.c) into
  * the stream and set *locator; false when the stream's chunk is full and a
  * new one would need a new block while !may_grow (a worker thread may place
  * rows, but only the backend allocates), or when the locators are used up.

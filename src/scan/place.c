@@ -1,5 +1,5 @@
 /*
- * scan_place.c — where a BitonicSort node stores each row: next to rows of
+ * place.c — where a BitonicSort node stores each row: next to rows of
  * nearby first-column keys.
  *
  * Emit reads the rows in key order.  Stored in input order they lie all
@@ -19,13 +19,13 @@
  * every row before it.  Only a first column whose key is cheap to compute
  * for one row (an exact key, the prefix of text in byte order) is placed:
  * the key decides the row's stream before the row is stored (and, without
- * the worker of scan_ingest.c, is computed again for the pairs with the
+ * the worker of ingest.c, is computed again for the pairs with the
  * rest of its batch).  Between two cuts equal keys share a
  * range and a stream's locators grow with input order; a cut may move a
  * key to another stream, whose new chunk lies above the key's earlier rows.
  * So ties stay in input order.
  */
-#include "scan.h"
+#include "scan/place.h"
 
 
 #include "executor/tuptable.h"

@@ -1,10 +1,11 @@
 /*
- * scan_planner.c — the BitonicSort custom path: built and costed for any
+ * planner.c — the BitonicSort custom path: built and costed for any
  * input and path keys, offered for ORDER BY (create_upper_paths_hook at
- * UPPERREL_ORDERED) and, through scan_replace.c, for the other stages'
+ * UPPERREL_ORDERED) and, through replace.c, for the other stages'
  * sorts; turned into a CustomScan plan over its input.
  */
-#include "scan.h"
+#include "scan/plan.h"
+#include "scan/exec.h"
 
 #include <math.h>
 
@@ -100,30 +101,6 @@ match_sort_columns(List *pathkeys, List *exprs, List **attnos, List **sortops,
 		*nulls_first = lappend_int(*nulls_first, pk->pk_nulls_first);
 	}
 	return true;
-}
-
-/* The plan's sort columns back from custom_private. */
-void
-BitonicScanKeysFromPrivate(List *custom_private, BitonicScanKeys *keys)
-{
-	List	   *attnos = linitial(custom_private);
-	List	   *sortops = lsecond(custom_private);
-	List	   *collations = lthird(custom_private);
-	List	   *nulls_first = lfourth(custom_private);
-	int			n = list_length(attnos);
-
-	keys->nkeys = n;
-	keys->attnos = palloc(sizeof(AttrNumber) * n);
-	keys->sortops = palloc(sizeof(Oid) * n);
-	keys->collations = palloc(sizeof(Oid) * n);
-	keys->nulls_first = palloc(sizeof(bool) * n);
-	for (int i = 0; i < n; i++)
-	{
-		keys->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
-		keys->sortops[i] = list_nth_oid(sortops, i);
-		keys->collations[i] = list_nth_oid(collations, i);
-		keys->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
-	}
 }
 
 /* Cost of the native Sort of the same input as if enable_sort were on. */
@@ -241,7 +218,7 @@ only_columns(List *exprs)
  * only repeats or rearranges its own input's columns (a scan adding the sort
  * key `c COLLATE "C"` as a second copy of c, say), is no narrower, and every
  * sort key is among those columns, the node stores the columns once and its
- * output slot maps them (scan_slot.c); otherwise it stores input's rows.
+ * output slot maps them (slot.c); otherwise it stores input's rows.
  */
 static Path *
 stored_input(List *pathkeys, Path *input, List **attnos, List **sortops,

@@ -1,8 +1,8 @@
 /*
- * scan_ingest.c — rows placed by key range on a worker thread: the backend
+ * ingest.c — rows placed by key range on a worker thread: the backend
  * reads the input and keys each row, the other core stores it.
  *
- * Once the key ranges are cut (scan_place.c) and bitonic_sort.cpu_threads
+ * Once the key ranges are cut (place.c) and bitonic_sort.cpu_threads
  * allows a second thread, the backend no longer stores a row itself: it
  * computes the row's pair key (BitonicMultiSortKeyOf, once per row) and
  * copies the row, behind that key, into a staging buffer of 256 kB, which
@@ -37,8 +37,12 @@
  * The buffers and the stop callback live in a child of the node's context:
  * a reset or an error deletes the child, which stops the worker, before the
  * parent's memory (the store's blocks, the pairs) goes.
+ *
+ * Nothing here spills: where the rows outgrow work_mem or the store can
+ * name no more, the function says so (false) and the executor spills,
+ * taking the rows still staged through BitonicIngestHandOver.
  */
-#include "scan.h"
+#include "scan/ingest.h"
 
 #include "core/cpu_features.h"
 #include "core/worker.h"
@@ -241,13 +245,7 @@ BitonicIngestStart(BitonicScanState *state)
 		ingest->buffers[i].pins = MemoryContextAlloc(cxt, STAGE_PINS * sizeof(Buffer));
 	}
 	state->ingest = ingest;
-}
-
-/* Bytes the staging buffers take (0 without the worker). */
-size_t
-BitonicIngestBytes(const BitonicScanState *state)
-{
-	return state->ingest != NULL ? 2 * STAGE_BYTES : 0;
+	state->ingest_bytes = 2 * STAGE_BYTES;
 }
 
 /* Empty a buffer whose rows are stored: its pages are unpinned. */
@@ -283,25 +281,22 @@ needs_pin(const StageBuffer *buf, Buffer page)
 
 /*
  * Place the buffer's rows that are left on the backend, which may open
- * blocks; when the store can name no more rows, spill (every row held and
- * staged goes to tuplesort) and return false.
+ * blocks; false when the store can name no more rows (the caller spills:
+ * the rows not placed stay staged for the hand-over).
  */
 static bool
 place_rest(BitonicScanState *state, StageBuffer *buf)
 {
 	BitonicMultiSortMakeRoom(&state->ms, buf->nrows);
-	if (place_rows(state, buf, true))
-	{
-		clear_buffer(buf);
-		return true;
-	}
-	BitonicScanSpill(state);
-	return false;
+	if (!place_rows(state, buf, true))
+		return false;
+	clear_buffer(buf);
+	return true;
 }
 
 /*
  * Wait for the worker and place what it left of its buffer; false when
- * that spilled.
+ * the store can name no more rows (the caller spills).
  */
 static bool
 settle(BitonicScanState *state)
@@ -311,19 +306,20 @@ settle(BitonicScanState *state)
 	if (!ingest->handed)
 		return true;
 	bs_worker_wait(&ingest->worker);
-	/* still handed while it is placed: a spill on the way takes its rows that are left */
+	/* still handed while it is placed: a spill takes its rows that are left */
 	if (!place_rest(state, &ingest->buffers[1 - ingest->filling]))
-		return false;			/* the spill stopped the ingest: nothing of it is left */
+		return false;
 	ingest->handed = false;
 	return true;
 }
 
 /*
  * The filling buffer is full: once the worker is done with the other one,
- * hand this one over and fill the other, or spill when the rows have
- * outgrown work_mem.
+ * hand this one over and fill the other; false, handing nothing over, when
+ * the rows have outgrown work_mem or the store can name no more (the
+ * caller spills).
  */
-static void
+static bool
 hand_over(BitonicScanState *state)
 {
 	BitonicIngest *ingest = state->ingest;
@@ -331,14 +327,11 @@ hand_over(BitonicScanState *state)
 	size_t		held;
 
 	if (!settle(state))
-		return;
+		return false;
 	held = BitonicScanHeldBytes(state);
 	state->peak_bytes = Max(state->peak_bytes, held);
 	if (held > state->mem_limit)
-	{
-		BitonicScanSpill(state);
-		return;
-	}
+		return false;
 	BitonicMultiSortMakeRoom(&state->ms, buf->nrows);
 	ingest->filling = 1 - ingest->filling;
 	ingest->handed = true;
@@ -350,19 +343,19 @@ hand_over(BitonicScanState *state)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("bitonic_sort test fault: an error while the ingest worker places rows")));
 #endif
+	return true;
 }
 
 /*
  * Place every staged row (the worker's and the filling buffer's) on the
- * backend; the worker is then idle.  A spill on the way (the store can name
- * no more rows) ends the placement: state->ingest is NULL afterwards.
+ * backend; the worker is then idle.  False when the store can name no more
+ * rows: the caller spills, which takes the rows still staged.
  */
-void
+bool
 BitonicIngestDrain(BitonicScanState *state)
 {
-	if (!settle(state))
-		return;
-	(void) place_rest(state, &state->ingest->buffers[state->ingest->filling]);
+	return settle(state) &&
+		place_rest(state, &state->ingest->buffers[state->ingest->filling]);
 }
 
 /*
@@ -386,8 +379,9 @@ prefetch_for_write(const BitonicIngest *ingest, const char *p)
 }
 
 /*
- * A row too large to stage: place every staged row, then this one; false
- * when the store cannot name it (the caller spills).
+ * A row too large to stage: place every staged row, then this one; false,
+ * placing nothing more, when the store cannot name them (the caller spills
+ * and gives the row to tuplesort).
  */
 static bool
 place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool isnull)
@@ -395,12 +389,8 @@ place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool 
 	uint32		locator;
 	int			stream;
 
-	BitonicIngestDrain(state);
-	if (state->tuplesort != NULL)
-	{
-		tuplesort_puttupleslot(state->tuplesort, slot);
-		return true;
-	}
+	if (!BitonicIngestDrain(state))
+		return false;
 	stream = BitonicKeyStream(state->ranges, state->nranges, key, isnull);
 	if (!BitonicStoreAdd(&state->store, slot, stream, &locator))
 		return false;
@@ -412,9 +402,9 @@ place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool 
 
 /*
  * Take one input row: key it and stage it, handing the buffer to the worker
- * when full.  The row may instead go to tuplesort, when a hand-over spills;
- * false when the store cannot name the row (the caller spills and gives it
- * to tuplesort).
+ * when full; false, the row not taken, when the rows have outgrown
+ * work_mem or the store can name no more (the caller spills and gives the
+ * row to tuplesort).
  */
 bool
 BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
@@ -440,12 +430,10 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	/* room for the row copied in, whether or not it is */
 	if (buf->used + need > STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
 	{
-		hand_over(state);
-		if (state->tuplesort != NULL)
+		if (!hand_over(state))
 		{
 			BitonicRowClose(&src);
-			tuplesort_puttupleslot(state->tuplesort, slot);
-			return true;
+			return false;
 		}
 	}
 	buf = &state->ingest->buffers[state->ingest->filling];
@@ -530,4 +518,5 @@ BitonicIngestStop(BitonicScanState *state)
 		clear_buffer(&ingest->buffers[i]);
 	MemoryContextDelete(ingest->cxt);
 	state->ingest = NULL;
+	state->ingest_bytes = 0;
 }

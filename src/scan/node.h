@@ -1,0 +1,115 @@
+/*
+ * scan/node.h — the BitonicSort custom scan's node: the plan's sort columns
+ * and the executor state that every executor file (exec.c, ingest.c,
+ * place.c, spill.c, explain.c) works on.
+ */
+#ifndef BITONIC_SCAN_NODE_H
+#define BITONIC_SCAN_NODE_H
+
+#include "bitonic_sort.h"
+#include "core/key_ranges.h"
+#include "scan/plan.h"
+#include "scan/store.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "utils/tuplesort.h"
+
+/*
+ * The plan's sort columns, kept in CustomScan.custom_private as four lists
+ * of equal length: attribute numbers in the child's output (IntList), sort
+ * operators and collations (OidList), NULLS FIRST flags (IntList).
+ */
+typedef struct BitonicScanKeys
+{
+	int			nkeys;
+	AttrNumber *attnos;
+	Oid		   *sortops;
+	Oid		   *collations;
+	bool	   *nulls_first;
+} BitonicScanKeys;
+
+/* Where the rows of the node are. */
+typedef enum BitonicScanPhase
+{
+	BITONIC_PHASE_EMPTY,		/* nothing read yet */
+	BITONIC_PHASE_SORTED,		/* sorted in memory by key/pointer pairs */
+	BITONIC_PHASE_SPILLED		/* handed to tuplesort, which sorted them */
+} BitonicScanPhase;
+
+struct BitonicIngest;
+
+/* Rows whose first-column values are read and keyed together. */
+#define BITONIC_INGEST_BATCH 256
+
+/* Executor state of one BitonicSort node. */
+typedef struct BitonicScanState
+{
+	CustomScanState css;
+	BitonicScanKeys keys;
+	bool		random_access;	/* backward scan, mark/restore or rewind asked for */
+	TupleTableSlot *slot;		/* minimal-tuple slot holding the row to return */
+	TupleTableSlot *output;		/* mapped slot returned instead, or NULL (slot.c) */
+	MemoryContext cxt;			/* tuples, pairs and order of the current sort */
+	BitonicScanPhase phase;
+
+	/* in-memory sort */
+	BitonicMultiSort ms;
+	BitonicTupleStore store;	/* the rows */
+	uint32		batch[BITONIC_INGEST_BATCH];	/* locators not yet keyed */
+	int			nbatch;
+	uint32	   *order;			/* locators in ORDER BY order, once sorted */
+	size_t		order_bytes;	/* memory the order takes (it may be the pairs' own) */
+	size_t		order_ready;	/* order[0, order_ready) is final (BitonicMultiSortReady) */
+	size_t		ntuples;
+	int64		pos;			/* index of the last row returned; -1 before the first */
+	int64		mark;
+
+	/* placement of rows by key range (place.c) */
+	uint32		place_ranges;	/* ranges planned for this sort, 0: none */
+	uint32		nranges;		/* ranges cut, once the sample is read; 0 before */
+	bs_key_ranges *ranges;		/* the ranges and their look-up table */
+	size_t		next_cut;		/* rows read when the ranges are cut next */
+	size_t		cut_from;		/* first pair whose key the next cut samples */
+	struct BitonicIngest *ingest;	/* placement on a worker thread, or NULL (ingest.c) */
+	size_t		ingest_bytes;	/* memory the ingest's buffers take, while it runs */
+	size_t		mem_limit;		/* bytes the rows may take before the node spills */
+
+	/* spill */
+	Tuplesortstate *tuplesort;
+
+	/* for EXPLAIN ANALYZE */
+	size_t		peak_bytes;
+	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
+	uint32		placed_ranges;	/* key ranges rows were placed in, at most */
+	uint32		range_cuts;		/* times the ranges were cut, in all runs */
+	uint32		sort_parts;		/* parts the pairs were sorted in, at most */
+	double		key_ms;			/* reading input, less the input node's own time */
+	double		sort_ms;
+	double		tie_ms;
+	double		load_ms;		/* from the first call until sorted, input included */
+	bool		spilled;		/* any run of this node spilled */
+} BitonicScanState;
+
+/*
+ * Bytes the node holds now (tuple store, pairs, staging buffers) and will
+ * need to sort them (the order); not while the worker places rows.
+ */
+static inline size_t
+BitonicScanHeldBytes(BitonicScanState *state)
+{
+	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
+		BitonicMultiSortBytes(&state->ms) + state->order_bytes + state->ingest_bytes;
+}
+
+/*
+ * The stream of a row whose first sort column has this pair key, or is
+ * NULL (the stream after the ranges'): plain C, for the worker too.
+ */
+static inline int
+BitonicKeyStream(const bs_key_ranges *ranges, uint32 nranges, uint64 key, bool isnull)
+{
+	return isnull ? (int) nranges : (int) bs_key_range(ranges, key);
+}
+
+#endif							/* BITONIC_SCAN_NODE_H */

@@ -1,0 +1,35 @@
+/*
+ * scan/plan.h — the BitonicSort custom path in the planner: built and
+ * costed (planner.c), put in place of native sorts at every stage
+ * (replace.c), as a merge join's inputs (join_paths.c), with hash tables
+ * charged what they really cost (hash_cost.c).
+ */
+#ifndef BITONIC_SCAN_PLAN_H
+#define BITONIC_SCAN_PLAN_H
+
+#include "bitonic_sort.h"
+
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+
+/* Name of the node in EXPLAIN and of its registered methods. */
+#define BITONIC_SCAN_NAME "BitonicSort"
+
+/* planner.c */
+extern void BitonicScanPlannerInit(void);
+extern CustomPath *BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input,
+									   List *pathkeys);
+
+/* replace.c */
+extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
+extern Path *BitonicJoinInputSort(PlannerInfo *root, Path *input, List *pathkeys);
+
+/* hash_cost.c */
+extern void BitonicChargeHashTables(RelOptInfo *rel);
+extern void BitonicChargeHashJoins(RelOptInfo *joinrel, RelOptInfo *outerrel,
+								   RelOptInfo *innerrel);
+
+/* join_paths.c */
+extern void BitonicJoinPathsInit(void);
+
+#endif							/* BITONIC_SCAN_PLAN_H */

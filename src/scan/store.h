@@ -1,0 +1,117 @@
+/*
+ * scan/store.h — the rows of a BitonicSort node (store.c): minimal tuples
+ * in large blocks, each named by a 32-bit locator, in input order or in
+ * one stream per key range.
+ */
+#ifndef BITONIC_SCAN_STORE_H
+#define BITONIC_SCAN_STORE_H
+
+#include "bitonic_sort.h"
+#include "core/prefault.h"
+
+#include "executor/tuptable.h"
+
+/*
+ * Rows of a node in blocks (store.c).  A row's 32-bit locator counts
+ * 8-byte units: slot (1 MB) number above BITONIC_SLOT_UNIT_BITS, offset below.
+ */
+#define BITONIC_UNIT_SHIFT 3
+#define BITONIC_SLOT_UNIT_BITS 17
+#define BITONIC_SLOT_BYTES ((size_t) 1 << (BITONIC_SLOT_UNIT_BITS + BITONIC_UNIT_SHIFT))
+
+/* One block of the store. */
+typedef struct BitonicStoreBlock
+{
+	char	   *base;
+	size_t		size;
+	size_t		used;
+	uint32		first_slot;		/* the block covers slots first_slot.. */
+} BitonicStoreBlock;
+
+/*
+ * A stream of rows (of one key range) in the store: the chunk it fills, in
+ * one block.  A stream's chunks lie at increasing locators, so its rows'
+ * locators grow with input order.
+ */
+typedef struct BitonicStoreStream
+{
+	uint32		block;			/* index of the chunk's block */
+	size_t		next;			/* offset in that block of the next row */
+	size_t		end;			/* offset just past the chunk */
+	size_t		chunk;			/* size of the stream's next chunk */
+} BitonicStoreStream;
+
+/* BitonicStoreAdd's stream for a store without streams: rows one after another. */
+#define BITONIC_STORE_IN_ORDER (-1)
+
+/*
+ * The rows of one sort: in input order, or, once streams are opened, each in
+ * the chunks of its stream.
+ */
+typedef struct BitonicTupleStore
+{
+	MemoryContext cxt;
+	char	  **slots;			/* slot number -> address of its first byte */
+	uint32		nslots;
+	uint32		slots_cap;
+	BitonicStoreBlock *blocks;
+	uint32		nblocks;
+	uint32		blocks_cap;
+	size_t		bytes;			/* bytes of all blocks */
+	BitonicPages pages;			/* pages of blocks of 2 MB and more */
+	BitonicStoreStream *streams;	/* NULL until BitonicStoreOpenStreams */
+	uint32		nstreams;
+	char	   *spare;			/* the next large block, being faulted in */
+	BitonicRegion *spare_region;	/* its allocation */
+	size_t		spare_size;
+	bs_prefaulter prefaulter;	/* faults in spare blocks (and the pairs) */
+	MemoryContextCallback prefaulter_guard;	/* stops it on a reset */
+	bool		prefaulter_guarded;	/* prefaulter_guard is registered */
+} BitonicTupleStore;
+
+/* Position of a walk over the store in input order. */
+typedef struct BitonicStoreIter
+{
+	uint32		block;
+	size_t		offset;
+} BitonicStoreIter;
+
+/* The row named by a locator. */
+static inline MinimalTuple
+BitonicStoreGet(const BitonicTupleStore *store, uint32 locator)
+{
+	return (MinimalTuple) (store->slots[locator >> BITONIC_SLOT_UNIT_BITS] +
+						   ((size_t) (locator & (((uint32) 1 << BITONIC_SLOT_UNIT_BITS) - 1))
+							<< BITONIC_UNIT_SHIFT));
+}
+
+/* How a slot's row is copied into the store as a minimal tuple (store.c). */
+typedef struct BitonicRowSource
+{
+	const char *bytes;			/* the row's bytes; NULL: a virtual slot's, formed on write */
+	size_t		len;			/* bytes of the minimal tuple */
+	bool		should_free;	/* bytes were allocated for the copy */
+	bool		hasnull;		/* virtual slot: a NULL among its values */
+	size_t		hoff;			/* virtual slot: offset of the values */
+} BitonicRowSource;
+
+extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
+extern void BitonicStoreForget(BitonicTupleStore *store);
+extern void BitonicStoreFinish(BitonicTupleStore *store);
+extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
+extern void BitonicStoreReserve(BitonicTupleStore *store, size_t bytes);
+extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
+extern void BitonicStoreCloseChunks(BitonicTupleStore *store);
+extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream,
+							uint32 *locator);
+extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const char *bytes,
+							  size_t len, bool may_grow, uint32 *locator);
+extern void BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src);
+extern void BitonicRowCopy(MinimalTuple row, const char *bytes, size_t len);
+extern void BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src,
+							MinimalTuple row);
+extern void BitonicRowClose(BitonicRowSource *src);
+extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,
+									 BitonicStoreIter *iter);
+
+#endif							/* BITONIC_SCAN_STORE_H */
