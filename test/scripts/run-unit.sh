@@ -1,17 +1,43 @@
 #!/usr/bin/env bash
-# test/scripts/run-unit.sh BIN... — run unit test binaries, print their TAP
-# lines, and write "passed failed" counts to $UNIT_COUNTS (if set).
+# test/scripts/run-unit.sh BIN... — run unit test binaries, as many at once
+# as there are cores (the longest first), print their TAP lines in the
+# order given, and write "passed failed" counts to $UNIT_COUNTS (if set).
 set -u
+jobs=$(nproc 2>/dev/null || echo 1)
+out_dir=$(mktemp -d)
+trap 'rm -rf "$out_dir"' EXIT
+
+# Run one binary: its output and exit status into $out_dir.
+run_one() {
+	local bin=$1 name
+	name=$(basename "$bin")
+	"$bin" >"$out_dir/$name.out" 2>&1
+	echo $? >"$out_dir/$name.rc"
+}
+
+# The CUDA tests under the emulator take longest: start them first.
+running=0
+for bin in $(printf '%s\n' "$@" | grep '/test_cuda_') $(printf '%s\n' "$@" | grep -v '/test_cuda_'); do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_one "$bin" &
+	running=$((running + 1))
+done
+wait
+
 passed=0 failed=0
 for bin in "$@"; do
-	out=$("$bin" 2>&1)
-	rc=$?
-	echo "$out" | grep -E '^(not )?ok - ' | sed "s|^|$(basename "$bin"): |"
-	echo "$out" | grep -E '^# ' | sed "s|^|$(basename "$bin"): |"
+	name=$(basename "$bin")
+	out=$(cat "$out_dir/$name.out")
+	rc=$(cat "$out_dir/$name.rc")
+	echo "$out" | grep -E '^(not )?ok - ' | sed "s|^|$name: |"
+	echo "$out" | grep -E '^# ' | sed "s|^|$name: |"
 	p=$(echo "$out" | grep -c '^ok - ')
 	f=$(echo "$out" | grep -c '^not ok - ')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "$(basename "$bin"): exited with status $rc"
+		echo "$name: exited with status $rc"
 		echo "$out" | tail -5
 		f=1
 	fi
