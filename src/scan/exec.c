@@ -235,13 +235,10 @@ cut_when_due(BitonicScanState *state)
 {
 	if (state->place_ranges == 0 || state->ntuples < state->next_cut)
 		return;
-	if (state->ingest != NULL)
+	if (state->ingest != NULL && !BitonicIngestDrain(state))
 	{
-		if (!BitonicIngestDrain(state))
-		{
-			spill(state);
-			return;
-		}
+		spill(state);
+		return;
 	}
 	BitonicPlaceCut(state);
 	state->placed_ranges = Max(state->placed_ranges, state->nranges);

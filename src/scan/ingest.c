@@ -51,9 +51,8 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-/* Bytes of a staging buffer; a row that would take more than a quarter is placed at once. */
-#define STAGE_BYTES ((size_t) 256 * 1024)
-#define STAGE_ROW_MAX (STAGE_BYTES / 4)
+/* A row that would take more than a quarter of a staging buffer is placed at once. */
+#define STAGE_ROW_MAX (BITONIC_STAGE_BYTES / 4)
 /* How far ahead of the row it writes the backend prefetches a buffer's lines. */
 #define STAGE_PREFETCH 1024
 
@@ -241,11 +240,10 @@ BitonicIngestStart(BitonicScanState *state)
 	MemoryContextRegisterResetCallback(cxt, &ingest->stop_guard);
 	for (int i = 0; i < 2; i++)
 	{
-		ingest->buffers[i].data = MemoryContextAlloc(cxt, STAGE_BYTES);
+		ingest->buffers[i].data = MemoryContextAlloc(cxt, BITONIC_STAGE_BYTES);
 		ingest->buffers[i].pins = MemoryContextAlloc(cxt, STAGE_PINS * sizeof(Buffer));
 	}
 	state->ingest = ingest;
-	state->ingest_bytes = 2 * STAGE_BYTES;
 }
 
 /* Empty a buffer whose rows are stored: its pages are unpinned. */
@@ -428,7 +426,7 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	page = row_page(slot, &src);
 	buf = &state->ingest->buffers[state->ingest->filling];
 	/* room for the row copied in, whether or not it is */
-	if (buf->used + need > STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
+	if (buf->used + need > BITONIC_STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
 	{
 		if (!hand_over(state))
 		{
@@ -518,5 +516,4 @@ BitonicIngestStop(BitonicScanState *state)
 		clear_buffer(&ingest->buffers[i]);
 	MemoryContextDelete(ingest->cxt);
 	state->ingest = NULL;
-	state->ingest_bytes = 0;
 }

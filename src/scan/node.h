@@ -39,6 +39,9 @@ typedef enum BitonicScanPhase
 
 struct BitonicIngest;
 
+/* Bytes of each of the ingest's two staging buffers (ingest.c). */
+#define BITONIC_STAGE_BYTES ((size_t) 256 * 1024)
+
 /* Rows whose first-column values are read and keyed together. */
 #define BITONIC_INGEST_BATCH 256
 
@@ -72,7 +75,6 @@ typedef struct BitonicScanState
 	size_t		next_cut;		/* rows read when the ranges are cut next */
 	size_t		cut_from;		/* first pair whose key the next cut samples */
 	struct BitonicIngest *ingest;	/* placement on a worker thread, or NULL (ingest.c) */
-	size_t		ingest_bytes;	/* memory the ingest's buffers take, while it runs */
 	size_t		mem_limit;		/* bytes the rows may take before the node spills */
 
 	/* spill */
@@ -99,7 +101,8 @@ static inline size_t
 BitonicScanHeldBytes(BitonicScanState *state)
 {
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
-		BitonicMultiSortBytes(&state->ms) + state->order_bytes + state->ingest_bytes;
+		BitonicMultiSortBytes(&state->ms) + state->order_bytes +
+		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0);
 }
 
 /*
