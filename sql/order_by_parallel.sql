@@ -99,6 +99,15 @@ ANALYZE obp_big;
 EXPLAIN (COSTS OFF) SELECT * FROM obp_big ORDER BY a, id;
 SET statement_timeout = '50ms';
 SELECT count(*) FROM (SELECT * FROM obp_big ORDER BY a, id OFFSET 0) s;
+-- the same cancel at 30 moments from 4 to 120 ms (planning, the workers'
+-- start, their reads, their sorts): each stops the statement and no process
+-- dies of it (a worker's prefaulter once read pool pages its abort had
+-- already unmapped: a SIGSEGV, and the server restarted)
+\set VERBOSITY terse
+SELECT format('SET statement_timeout = %s', t) AS timeout,
+       'SELECT count(*) FROM (SELECT * FROM obp_big ORDER BY a, id OFFSET 0) s' AS sort
+  FROM generate_series(4, 120, 4) t \gexec
+\set VERBOSITY default
 RESET statement_timeout;
 SELECT pg_sleep(0.2);
 SELECT count(*) AS workers_left FROM pg_stat_activity

@@ -71,6 +71,8 @@ extern size_t BitonicCorePeak(void);
 
 /* large_alloc.c */
 
+struct bs_prefaulter;			/* core/prefault.h */
+
 /* A large buffer: memory of a context, or pages of the huge page pool. */
 typedef struct BitonicRegion
 {
@@ -91,6 +93,7 @@ extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
 extern void *BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align,
 								BitonicPages pages, BitonicRegion **region);
 extern void BitonicRegionFree(BitonicRegion *region);
+extern void BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *prefaulter);
 extern size_t BitonicRegionBytes(const BitonicRegion *region);
 extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages pages,
 							   BitonicRegion **region);
@@ -205,6 +208,7 @@ typedef struct BitonicMultiSort
 	bs_pair64  *split;			/* room reserved for the pairs split into parts, or NULL */
 	BitonicRegion *split_region;
 	size_t		split_cap;		/* pairs the room holds */
+	struct bs_prefaulter *prefaulter;	/* may be faulting in the pairs or the room, or NULL */
 } BitonicMultiSort;
 
 extern void BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,

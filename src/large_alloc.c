@@ -30,6 +30,8 @@
  */
 #include "bitonic_sort.h"
 
+#include "core/prefault.h"
+
 #include <sys/mman.h>
 
 #include "utils/memutils.h"
@@ -161,6 +163,21 @@ BitonicRegionFree(BitonicRegion *region)
 		region->raw = NULL;
 	}
 	unmap_pool_pages(region);
+}
+
+/*
+ * Free a region once the prefaulter (NULL for none), which may have it
+ * queued, no longer faults in any of it: the thread reads the pages it
+ * populates, and a read of an unmapped page is a SIGSEGV.
+ */
+void
+BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *prefaulter)
+{
+	if (prefaulter != NULL && region->raw != NULL)
+		bs_prefaulter_forget(prefaulter, region->raw, GetMemoryChunkSpace(region->raw));
+	else if (prefaulter != NULL && region->pool != NULL)
+		bs_prefaulter_forget(prefaulter, region->pool, region->pool_bytes);
+	BitonicRegionFree(region);
 }
 
 /* Bytes a region holds. */

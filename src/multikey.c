@@ -223,7 +223,7 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 	if (ms->npairs > 0)
 		memcpy(pairs, pairs_memory(ms), ms->npairs * pair_size(ms));
 	if (ms->pairs_region)
-		BitonicRegionFree(ms->pairs_region);
+		BitonicRegionFreeAfter(ms->pairs_region, ms->prefaulter);
 	ms->pairs_region = region;
 	if (narrow_pairs(ms))
 		ms->pairs32 = pairs;
@@ -405,11 +405,11 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 	if (!release)
 		return;
 	if (ms->pairs_region)
-		BitonicRegionFree(ms->pairs_region);
+		BitonicRegionFreeAfter(ms->pairs_region, ms->prefaulter);
 	if (ms->nulls)
 		pfree(ms->nulls);
 	if (ms->split_region)
-		BitonicRegionFree(ms->split_region);
+		BitonicRegionFreeAfter(ms->split_region, ms->prefaulter);
 	ms->split = NULL;
 	ms->split_region = NULL;
 	ms->split_cap = 0;

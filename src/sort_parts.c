@@ -120,7 +120,7 @@ BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
 		size_t		reserved = ms->split_cap * sizeof(bs_pair64);
 
 		if (ms->split_region != NULL)
-			BitonicRegionFree(ms->split_region);
+			BitonicRegionFreeAfter(ms->split_region, ms->prefaulter);
 		split = BitonicAllocPairs(ms->cxt, ms->npairs * sizeof(bs_pair64), BITONIC_PAGES_SMALL,
 								  &parts->region);
 		allocated = BitonicRegionBytes(parts->region);
@@ -180,7 +180,7 @@ BitonicMultiSortReady(BitonicMultiSort *ms, size_t want)
 		{
 			/* every part is sorted: the split pairs are no longer needed */
 			bs_part_sort_stop(&parts->sort);
-			BitonicRegionFree(parts->region);
+			BitonicRegionFreeAfter(parts->region, ms->prefaulter);
 			parts->region = NULL;
 		}
 		if (ready >= Min(want, parts->nitems))

@@ -38,30 +38,31 @@ prefault_main(void *arg)
 	pthread_mutex_lock(&pf->lock);
 	for (;;)
 	{
-		char	   *start;
-		size_t		len;
-
 		while (!pf->stop && pf->head == pf->tail)
 			pthread_cond_wait(&pf->wake, &pf->lock);
 		if (pf->stop)
 			break;
-		start = pf->start[pf->head % BS_PREFAULT_QUEUE];
-		len = pf->len[pf->head % BS_PREFAULT_QUEUE];
+		pf->next = pf->start[pf->head % BS_PREFAULT_QUEUE];
+		pf->end = pf->next + pf->len[pf->head % BS_PREFAULT_QUEUE];
 		pf->head++;
-		/* one step at a time, so a stop is seen within a step */
-		while (len > 0 && !pf->stop)
+		/* one step at a time, so a stop or a forget is seen within a step */
+		while (pf->next < pf->end && !pf->stop)
 		{
-			size_t		step = len < STEP_BYTES ? len : STEP_BYTES;
+			size_t		left = (size_t) (pf->end - pf->next);
 
+			pf->busy = pf->next;
+			pf->busy_len = left < STEP_BYTES ? left : STEP_BYTES;
+			pf->next += pf->busy_len;
 			pthread_mutex_unlock(&pf->lock);
 #ifdef MADV_POPULATE_WRITE
-			(void) madvise(start, step, MADV_POPULATE_WRITE);
+			(void) madvise(pf->busy, pf->busy_len, MADV_POPULATE_WRITE);
 #endif
-			touch_pages(start, step);
+			touch_pages(pf->busy, pf->busy_len);
 			pthread_mutex_lock(&pf->lock);
-			start += step;
-			len -= step;
+			pf->busy = NULL;
+			pthread_cond_broadcast(&pf->idle);
 		}
+		pf->next = pf->end = NULL;
 	}
 	pthread_mutex_unlock(&pf->lock);
 	return NULL;
@@ -74,9 +75,11 @@ bs_prefaulter_start(bs_prefaulter *pf)
 	memset(pf, 0, sizeof(bs_prefaulter));
 	pthread_mutex_init(&pf->lock, NULL);
 	pthread_cond_init(&pf->wake, NULL);
+	pthread_cond_init(&pf->idle, NULL);
 	pf->running = bs_thread_start(&pf->thread, prefault_main, pf);
 	if (!pf->running)
 	{
+		pthread_cond_destroy(&pf->idle);
 		pthread_cond_destroy(&pf->wake);
 		pthread_mutex_destroy(&pf->lock);
 	}
@@ -103,6 +106,36 @@ bs_prefaulter_add(bs_prefaulter *pf, void *start, size_t len)
 	pthread_mutex_unlock(&pf->lock);
 }
 
+/* Whether [a, a + alen) and [b, b + blen) share a byte. */
+static inline bool
+overlap(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* Forget a range about to be freed (see prefault.h). */
+void
+bs_prefaulter_forget(bs_prefaulter *pf, const void *start, size_t len)
+{
+	const char *lo = (const char *) start;
+
+	if (!pf->running || len == 0)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	for (unsigned i = pf->head; i != pf->tail; i++)
+	{
+		unsigned	at = i % BS_PREFAULT_QUEUE;
+
+		if (overlap(pf->start[at], pf->len[at], lo, len))
+			pf->len[at] = 0;
+	}
+	if (pf->next != NULL && overlap(pf->next, (size_t) (pf->end - pf->next), lo, len))
+		pf->next = pf->end;
+	while (pf->busy != NULL && overlap(pf->busy, pf->busy_len, lo, len))
+		pthread_cond_wait(&pf->idle, &pf->lock);
+	pthread_mutex_unlock(&pf->lock);
+}
+
 /* Stop and join the thread (see prefault.h). */
 void
 bs_prefaulter_stop(bs_prefaulter *pf)
@@ -114,6 +147,7 @@ bs_prefaulter_stop(bs_prefaulter *pf)
 	pthread_cond_signal(&pf->wake);
 	pthread_mutex_unlock(&pf->lock);
 	bs_thread_join(pf->thread);
+	pthread_cond_destroy(&pf->idle);
 	pthread_cond_destroy(&pf->wake);
 	pthread_mutex_destroy(&pf->lock);
 	pf->running = false;

@@ -133,6 +133,8 @@ init_multisort(BitonicScanState *state)
 	BitonicMultiSortInit(&state->ms, state->keys.nkeys, columns, state->cxt);
 	/* forward-only reads may take the order while it is still being sorted */
 	state->ms.order_read_forward = !state->random_access;
+	/* the pairs and their split room are queued to the store's prefaulter */
+	state->ms.prefaulter = &state->store.prefaulter;
 }
 
 /* BeginCustomScan: start the child, the slot and the memory context. */

@@ -66,20 +66,26 @@ typedef struct UnusedBytes
 #define STORE_MAX_SLOTS ((uint32) 1 << (32 - BITONIC_SLOT_UNIT_BITS))
 #endif
 
-/* Reset callback of the store's context: no thread may outlive the memory. */
+/*
+ * Reset callback of the prefaulter's context, a child of the store's: a
+ * reset or deletion of the store's context deletes its children first,
+ * before the parent's callbacks unmap pool pages and its memory goes, so
+ * the thread never reads a page that is gone.
+ */
 static void
 stop_prefaulter(void *arg)
 {
 	BitonicTupleStore *store = (BitonicTupleStore *) arg;
 
 	bs_prefaulter_stop(&store->prefaulter);
-	store->prefaulter_guarded = false;	/* a reset forgets its callbacks */
+	store->prefaulter_cxt = NULL;
 }
 
 /*
  * Have the background thread fault in memory the backend is about to fill
  * (started on first use; stopped by BitonicStoreFinish or the context's
- * reset, whichever comes first).
+ * reset, whichever comes first).  Memory queued here is freed only once the
+ * thread has forgotten it (BitonicRegionFreeAfter) or stopped.
  */
 void
 BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len)
@@ -88,12 +94,13 @@ BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len)
 	{
 		if (!bs_prefaulter_start(&store->prefaulter))
 			return;
-		if (!store->prefaulter_guarded)
+		if (store->prefaulter_cxt == NULL)
 		{
+			store->prefaulter_cxt = AllocSetContextCreate(store->cxt, "bitonic_sort prefaulter",
+														  ALLOCSET_SMALL_SIZES);
 			store->prefaulter_guard.func = stop_prefaulter;
 			store->prefaulter_guard.arg = store;
-			MemoryContextRegisterResetCallback(store->cxt, &store->prefaulter_guard);
-			store->prefaulter_guarded = true;
+			MemoryContextRegisterResetCallback(store->prefaulter_cxt, &store->prefaulter_guard);
 		}
 	}
 	bs_prefaulter_add(&store->prefaulter, start, len);

@@ -66,7 +66,7 @@ typedef struct BitonicTupleStore
 	size_t		spare_size;
 	bs_prefaulter prefaulter;	/* faults in spare blocks (and the pairs) */
 	MemoryContextCallback prefaulter_guard;	/* stops it on a reset */
-	bool		prefaulter_guarded;	/* prefaulter_guard is registered */
+	MemoryContext prefaulter_cxt;	/* child of cxt with prefaulter_guard, or NULL */
 } BitonicTupleStore;
 
 /* Position of a walk over the store in input order. */

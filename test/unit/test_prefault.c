@@ -1,7 +1,9 @@
 /*
  * test_prefault.c — the background prefaulter of the ORDER BY tuple store:
  * queued ranges become resident without being written (the caller's data
- * stays as it is), a full queue drops ranges instead of blocking, and stop
+ * stays as it is), a full queue drops ranges instead of blocking, a range
+ * forgotten may be unmapped at once (the thread reads the pages it
+ * populates: a read of an unmapped page would kill the process), and stop
  * returns promptly with work still queued.
  */
 #include "prefault.h"
@@ -63,6 +65,43 @@ main(void)
 	for (size_t i = 4096; i < len; i += 4096)
 		intact &= mem[i] == 0;
 	unit_report(intact, "populating writes nothing: the caller's bytes and zeroes are as they were");
+
+	/* a forgotten range is unmapped at once, mid-populate or still queued */
+	for (int i = 0; i < 200; i++)
+	{
+		size_t		flen = 8 * MB;
+		char	   *a = mmap(NULL, flen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char	   *b = mmap(NULL, flen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (a == MAP_FAILED || b == MAP_FAILED)
+			break;
+		bs_prefaulter_add(&pf, a, flen);
+		bs_prefaulter_add(&pf, b, flen);
+		if (i % 2 == 1)
+			usleep(50);			/* a step under way */
+		/* a page in the middle, then the rest: each unmapped once forgotten */
+		bs_prefaulter_forget(&pf, a + flen / 2, 4096);
+		munmap(a + flen / 2, 4096);
+		bs_prefaulter_forget(&pf, b, flen);
+		munmap(b, flen);
+		bs_prefaulter_forget(&pf, a, flen);
+		munmap(a, flen);
+	}
+	unit_report(1, "200 ranges unmapped right after they were forgotten, queued or under way: no fault");
+	/* forgetting one range leaves the others queued */
+	madvise(mem, len, MADV_DONTNEED);
+	{
+		char	   *other = mmap(NULL, 4 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		bs_prefaulter_add(&pf, other, 4 * MB);
+		bs_prefaulter_add(&pf, mem, len);
+		bs_prefaulter_forget(&pf, other, 4 * MB);
+		munmap(other, 4 * MB);
+	}
+	t0 = mono_seconds();
+	while (resident_pages(mem, len) < len / 4096 && mono_seconds() - t0 < 20)
+		usleep(1000);
+	unit_report(resident_pages(mem, len) == len / 4096, "a range queued beside a forgotten one is still faulted in");
 
 	/* more ranges than the queue holds: adding never blocks, stop is prompt */
 	madvise(mem, len, MADV_DONTNEED);
