@@ -47,6 +47,7 @@ OBJS = \
 	src/libc_text.o \
 	src/scan/planner.o \
 	src/scan/replace.o \
+	src/scan/unique.o \
 	src/scan/hash_cost.o \
 	src/scan/join_paths.o \
 	src/scan/exec.o \

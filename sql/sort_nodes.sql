@@ -40,6 +40,17 @@ BEGIN
               ELSE format('DIFFER (%s rows)', n) END;
 END $$;
 
+-- same_order(q): the query's rows with the module on and off, in order
+CREATE FUNCTION same_order(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE on_rows text; off_rows text;
+BEGIN
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO on_rows;
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO off_rows;
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  RETURN CASE WHEN on_rows IS NOT DISTINCT FROM off_rows THEN 'same order' ELSE 'DIFFER' END;
+END $$;
+
 -- WindowAgg: one window, a partitioned one, two windows sorted differently
 EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY a, id) FROM sn;
 SELECT same_rows('SELECT id, row_number() OVER (ORDER BY a, id) FROM sn');
@@ -63,6 +74,39 @@ EXPLAIN (COSTS OFF) SELECT DISTINCT f FROM sn;
 SELECT same_rows('SELECT DISTINCT f FROM sn');
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id;
 SELECT same_rows('SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id');
+
+-- the Unique done by the node itself where the first sort key is exact
+-- (src/scan/unique.c): no Unique in the plan, "Unique: true" on the node;
+-- NULLs are one group, NaNs one, -0 and +0 one; the order as native's
+EXPLAIN (COSTS OFF) SELECT DISTINCT a FROM sn ORDER BY a DESC NULLS FIRST;
+CREATE TEMP TABLE sn_f AS SELECT f FROM sn UNION ALL SELECT '0'::float8 UNION ALL SELECT '-0'::float8
+  UNION ALL SELECT 'NaN'::float8 UNION ALL SELECT NULL;
+SELECT count(*) FILTER (WHERE f IS NULL) AS nulls, count(*) FILTER (WHERE f = 'NaN') AS nans,
+       count(*) FILTER (WHERE f = 0) AS zeros FROM (SELECT DISTINCT f FROM sn_f) d;
+SELECT same_order('SELECT DISTINCT f FROM sn_f ORDER BY f');
+SELECT same_order('SELECT DISTINCT a FROM sn ORDER BY a DESC NULLS FIRST');
+SELECT same_order('SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id');
+SELECT same_order('SELECT DISTINCT (a % 7)::int4 AS r FROM sn ORDER BY 1');
+-- past work_mem the node's tuplesort gives the rows, and the node skips the same way
+SET work_mem = '64kB';
+SELECT same_order('SELECT DISTINCT a FROM sn ORDER BY a');
+SET work_mem = '64MB';
+-- a scroll cursor reads back through a Material above the node (c), as
+-- native's (n) through its Unique
+EXPLAIN (COSTS OFF) DECLARE c SCROLL CURSOR FOR SELECT DISTINCT a FROM sn ORDER BY a;
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT DISTINCT a FROM sn ORDER BY a;
+SET LOCAL bitonic_sort.enable = off;
+DECLARE n SCROLL CURSOR FOR SELECT DISTINCT a FROM sn ORDER BY a;
+FETCH LAST FROM c;
+FETCH LAST FROM n;
+FETCH BACKWARD 2 FROM c;
+FETCH BACKWARD 2 FROM n;
+FETCH ABSOLUTE 3 FROM c;
+FETCH ABSOLUTE 3 FROM n;
+COMMIT;
+-- text has no exact key: the Unique stays
+EXPLAIN (COSTS OFF) SELECT DISTINCT s FROM sn;
 
 -- costed against hashing: a hash table of many groups is charged what it
 -- costs (src/scan/hash_cost.c), so GROUP BY and DISTINCT sort where that is faster
@@ -158,15 +202,6 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 EXPLAIN (COSTS OFF) SELECT id, a, s FROM sn ORDER BY a DESC, id;
-CREATE FUNCTION same_order(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE on_rows text; off_rows text;
-BEGIN
-  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO on_rows;
-  PERFORM set_config('bitonic_sort.enable', 'off', true);
-  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO off_rows;
-  PERFORM set_config('bitonic_sort.enable', 'on', true);
-  RETURN CASE WHEN on_rows IS NOT DISTINCT FROM off_rows THEN 'same order' ELSE 'DIFFER' END;
-END $$;
 SELECT same_order('SELECT id, a, s FROM sn ORDER BY a DESC, id');
 SET enable_hashagg = off;
 EXPLAIN (COSTS OFF) SELECT s, count(*) FROM sn GROUP BY s;

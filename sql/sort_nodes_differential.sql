@@ -70,7 +70,9 @@ BEGIN
                   k1, k2, CASE WHEN random() < 0.7 THEN format('%s, %s', k1, k2)
                                ELSE format('ROLLUP (%s, %s)', k1, k2) END);
     ELSIF kind = 2 THEN
-      q := CASE WHEN random() < 0.5 THEN format('SELECT DISTINCT %s, %s FROM nd', k1, k2)
+      q := CASE WHEN random() < 0.3 THEN format('SELECT DISTINCT %s, %s FROM nd', k1, k2)
+                WHEN random() < 0.4 THEN format('SELECT DISTINCT %s FROM nd ORDER BY 1%s', k1,
+                                                dirs[1 + floor(random() * 4)::int])
                 ELSE format('SELECT DISTINCT ON (%s) %s, id FROM nd ORDER BY %s, %s%s, id',
                             k1, k1, k1, k2, dirs[1 + floor(random() * 4)::int]) END;
     ELSE

@@ -58,6 +58,7 @@ keys_from_private(List *custom_private, BitonicScanKeys *keys)
 	List	   *sortops = lsecond(custom_private);
 	List	   *collations = lthird(custom_private);
 	List	   *nulls_first = lfourth(custom_private);
+	List	   *unique = list_nth(custom_private, 4);
 	int			n = list_length(attnos);
 
 	keys->nkeys = n;
@@ -72,6 +73,7 @@ keys_from_private(List *custom_private, BitonicScanKeys *keys)
 		keys->collations[i] = list_nth_oid(collations, i);
 		keys->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
 	}
+	keys->unique = linitial_int(unique) != 0;
 }
 
 /* CreateCustomScanState: the node's state, sort columns from the plan. */
@@ -429,6 +431,44 @@ next_sorted_row(BitonicScanState *state, bool forward)
 								 state->slot, false);
 }
 
+/* The next row in the sort's order, from memory or from tuplesort. */
+static TupleTableSlot *
+next_row(BitonicScanState *state, bool forward)
+{
+	if (state->phase == BITONIC_PHASE_SPILLED)
+		return BitonicSpillNext(state, forward);
+	return next_sorted_row(state, forward);
+}
+
+/*
+ * The next row whose first key differs from the last one handed out (the
+ * node does a Unique on an exact key: unique.c); forward only.
+ */
+static TupleTableSlot *
+next_new_key(BitonicScanState *state)
+{
+	for (;;)
+	{
+		TupleTableSlot *row = next_row(state, true);
+		bool		isnull;
+		Datum		value;
+		uint64		key;
+
+		if (TupIsNull(row))
+			return row;
+		value = slot_getattr(row, state->keys.attnos[0], &isnull);
+		key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+		if (!state->has_last_key || isnull != state->last_isnull || key != state->last_key)
+		{
+			state->has_last_key = true;
+			state->last_isnull = isnull;
+			state->last_key = key;
+			return row;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /* The node's next row: sort on the first call, then hand out rows. */
 static TupleTableSlot *
 bitonic_access(ScanState *ss)
@@ -439,10 +479,8 @@ bitonic_access(ScanState *ss)
 
 	if (state->phase == BITONIC_PHASE_EMPTY)
 		load_and_sort(state);
-	if (state->phase == BITONIC_PHASE_SPILLED)
-		row = BitonicSpillNext(state, forward);
-	else
-		row = next_sorted_row(state, forward);
+	Assert(forward || !state->keys.unique);
+	row = state->keys.unique ? next_new_key(state) : next_row(state, forward);
 	return state->output != NULL ? BitonicMappedSlotShow(state->output, row) : row;
 }
 

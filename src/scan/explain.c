@@ -106,6 +106,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	const char *algorithm;
 
 	show_sort_keys(state, ancestors, es);
+	/* the node hands out the first row of each first key: a Unique done here (unique.c) */
+	if (state->keys.unique)
+		ExplainPropertyBool("Unique", true, es);
 	BitonicSortDescribe(es->analyze ? (double) state->ntuples : node->ss.ps.plan->plan_rows,
 						&backend, &algorithm);
 	ExplainPropertyText("Backend", backend, es);

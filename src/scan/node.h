@@ -27,6 +27,7 @@ typedef struct BitonicScanKeys
 	Oid		   *sortops;
 	Oid		   *collations;
 	bool	   *nulls_first;
+	bool		unique;			/* hand out only the first row of each first key (unique.c) */
 } BitonicScanKeys;
 
 /* Where the rows of the node are. */
@@ -67,6 +68,9 @@ typedef struct BitonicScanState
 	size_t		ntuples;
 	int64		pos;			/* index of the last row returned; -1 before the first */
 	int64		mark;
+	bool		has_last_key;	/* keys.unique: a row was handed out since the start */
+	bool		last_isnull;	/* and its first key */
+	uint64		last_key;
 
 	/* placement of rows by key range (place.c) */
 	uint32		place_ranges;	/* ranges planned for this sort, 0: none */

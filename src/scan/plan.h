@@ -1,7 +1,8 @@
 /*
  * scan/plan.h — the BitonicSort custom path in the planner: built and
  * costed (planner.c), put in place of native sorts at every stage
- * (replace.c), as a merge join's inputs (join_paths.c), with hash tables
+ * (replace.c), with a Unique on one exact key done by the node itself
+ * (unique.c), as a merge join's inputs (join_paths.c), with hash tables
  * charged what they really cost (hash_cost.c).
  */
 #ifndef BITONIC_SCAN_PLAN_H
@@ -19,6 +20,11 @@
 extern void BitonicScanPlannerInit(void);
 extern CustomPath *BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input,
 									   List *pathkeys);
+extern bool BitonicIsSortPath(Path *path);
+extern bool BitonicPathKeyExact(const CustomPath *cpath);
+
+/* unique.c */
+extern Path *BitonicUniqueAbsorbed(UpperUniquePath *unique);
 
 /* replace.c */
 extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);

@@ -194,6 +194,37 @@ first_key_kind(Oid typid, Oid sortop, Oid collation, bool nulls_first, bool *lib
 	return ms.kind;
 }
 
+/* Whether a path is a BitonicSort (another extension's custom paths are its own business). */
+bool
+BitonicIsSortPath(Path *path)
+{
+	return IsA(path, CustomPath) &&
+		strcmp(((CustomPath *) path)->methods->CustomName, BITONIC_SCAN_NAME) == 0;
+}
+
+/*
+ * Whether the path's first sort column has an exact key that the executor
+ * can compute from a value: then equal keys are equal values (as the sort
+ * operator's btree family compares them), and unequal keys are not.
+ */
+bool
+BitonicPathKeyExact(const CustomPath *cpath)
+{
+	Path	   *stored = linitial(cpath->custom_paths);
+	List	   *attnos = linitial(cpath->custom_private);
+	List	   *sortops = lsecond(cpath->custom_private);
+	List	   *collations = lthird(cpath->custom_private);
+	List	   *nulls_first = lfourth(cpath->custom_private);
+	Expr	   *first_expr = list_nth(stored->pathtarget->exprs, linitial_int(attnos) - 1);
+	BitonicSortColumn col = {exprType((Node *) first_expr), linitial_oid(sortops),
+		linitial_oid(collations), linitial_int(nulls_first) != 0};
+	BitonicMultiSort ms;
+
+	BitonicMultiSortInit(&ms, 1, &col, CurrentMemoryContext);
+	return (ms.kind == BITONIC_KIND_EXACT32 || ms.kind == BITONIC_KIND_EXACT64) &&
+		ms.key_of != NULL;
+}
+
 /* Whether every expression is a column, relabelled or not. */
 static bool
 only_columns(List *exprs)
@@ -278,7 +309,8 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 		CUSTOMPATH_SUPPORT_MARK_RESTORE |
 		CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make1(stored);
-	cpath->custom_private = list_make4(attnos, sortops, collations, nulls_first);
+	cpath->custom_private = list_make5(attnos, sortops, collations, nulls_first,
+									   list_make1_int(0));
 	cpath->methods = &bitonic_path_methods;
 
 	first_expr = list_nth(stored->pathtarget->exprs, linitial_int(attnos) - 1);

@@ -257,14 +257,6 @@ merge_sorts_replace(PlannerInfo *root, MergePath *merge, Savings *saved)
 	return outer != NULL || inner != NULL;
 }
 
-/* Whether a CustomPath is one of ours (another extension's inputs are its own business). */
-static bool
-is_bitonic_path(Path *path)
-{
-	return IsA(path, CustomPath) &&
-		strcmp(((CustomPath *) path)->methods->CustomName, BITONIC_SCAN_NAME) == 0;
-}
-
 /* path with the sorts in its inputs replaced: a copy where any was, else path itself. */
 static Path *
 inputs_replaced(PlannerInfo *root, Path *path, const PathShape *shape, bool bounded,
@@ -334,14 +326,25 @@ static Path *
 sorts_replaced(PlannerInfo *root, Path *path, bool bounded, Savings *saved)
 {
 	const PathShape *shape = shape_of(path);
+	Path	   *replaced;
+	Path	   *absorbed;
 
-	if (shape == NULL || (IsA(path, CustomPath) && !is_bitonic_path(path)))
+	if (shape == NULL || (IsA(path, CustomPath) && !BitonicIsSortPath(path)))
 		return path;
 	if (IsA(path, SortPath))
 		return sort_replaced(root, (SortPath *) path, shape, bounded, saved);
 	/* a LIMIT bounds the sort right below it, through projections only */
 	bounded = IsA(path, LimitPath) || (bounded && IsA(path, ProjectionPath));
-	return inputs_replaced(root, path, shape, bounded, saved);
+	replaced = inputs_replaced(root, path, shape, bounded, saved);
+	if (replaced != path && IsA(replaced, UpperUniquePath) &&
+		(absorbed = BitonicUniqueAbsorbed((UpperUniquePath *) replaced)) != NULL)
+	{
+		/* the Unique's own work is the node's now */
+		saved->startup += replaced->startup_cost - absorbed->startup_cost;
+		saved->total += replaced->total_cost - absorbed->total_cost;
+		return absorbed;
+	}
+	return replaced;
 }
 
 /* Offer, beside each path of rel, its copy with BitonicSort where that sorts for less. */
