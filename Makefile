@@ -48,6 +48,7 @@ OBJS = \
 	src/scan/planner.o \
 	src/scan/replace.o \
 	src/scan/unique.o \
+	src/scan/values.o \
 	src/scan/hash_cost.o \
 	src/scan/join_paths.o \
 	src/scan/exec.o \

@@ -108,6 +108,42 @@ COMMIT;
 -- text has no exact key: the Unique stays
 EXPLAIN (COSTS OFF) SELECT DISTINCT s FROM sn;
 
+-- one column whose key is its value (int8, timestamps): the keys sorted
+-- alone, no rows stored (src/scan/values.c): "Keys Alone: true"; NULLs,
+-- DESC, NULLS FIRST/LAST, past work_mem, a scroll cursor, mark/restore
+CREATE TEMP TABLE sn_v AS
+  SELECT a, '2020-01-01'::timestamptz + a * interval '1 second' AS ts FROM sn;
+ANALYZE sn_v;
+EXPLAIN (COSTS OFF) SELECT a FROM sn_v ORDER BY a;
+SELECT same_order('SELECT a FROM sn_v ORDER BY a');
+SELECT same_order('SELECT a FROM sn_v ORDER BY a DESC');
+SELECT same_order('SELECT a FROM sn_v ORDER BY a NULLS FIRST');
+SELECT same_order('SELECT a FROM sn_v ORDER BY a DESC NULLS LAST');
+SELECT same_order('SELECT ts FROM sn_v ORDER BY ts DESC');
+SELECT same_order('SELECT DISTINCT ts FROM sn_v ORDER BY ts');
+SELECT same_order('SELECT a AS x, a AS y FROM sn_v ORDER BY a');
+SET work_mem = '64kB';
+SELECT same_order('SELECT a FROM sn_v ORDER BY a DESC');
+SET work_mem = '64MB';
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT a FROM sn_v ORDER BY a NULLS FIRST;
+SET LOCAL bitonic_sort.enable = off;
+DECLARE n SCROLL CURSOR FOR SELECT a FROM sn_v ORDER BY a NULLS FIRST;
+FETCH ABSOLUTE 2000 FROM c;
+FETCH ABSOLUTE 2000 FROM n;
+FETCH BACKWARD 3 FROM c;
+FETCH BACKWARD 3 FROM n;
+FETCH LAST FROM c;
+FETCH LAST FROM n;
+COMMIT;
+SET enable_hashjoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(x.a) FROM (SELECT a FROM sn_v) x JOIN (SELECT a FROM sn_v) y ON x.a = y.a;
+SELECT same_order('SELECT count(*), sum(x.a) FROM (SELECT a FROM sn_v) x JOIN (SELECT a FROM sn_v) y ON x.a = y.a');
+RESET enable_hashjoin;
+RESET enable_material;
+
 -- costed against hashing: a hash table of many groups is charged what it
 -- costs (src/scan/hash_cost.c), so GROUP BY and DISTINCT sort where that is faster
 -- and hash where the table is small

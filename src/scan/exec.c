@@ -13,6 +13,7 @@
 #include "scan/place.h"
 #include "scan/slot.h"
 #include "scan/spill.h"
+#include "scan/values.h"
 
 #include "access/htup_details.h"
 #include "executor/executor.h"
@@ -159,6 +160,8 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 									   ALLOCSET_DEFAULT_SIZES);
 	init_multisort(state);
 	BitonicStoreInit(&state->store, state->cxt);
+	/* one column whose key is its value: keys alone, no rows stored */
+	(void) BitonicValuesStart(state, estate);
 	state->phase = BITONIC_PHASE_EMPTY;
 	state->pos = -1;
 }
@@ -203,6 +206,8 @@ forget_rows(BitonicScanState *state)
 	BitonicMultiSortReset(&state->ms, true);
 	MemoryContextReset(state->cxt);
 	BitonicStoreForget(&state->store);
+	if (state->values != NULL)
+		BitonicValuesForget(state);
 	state->order = NULL;
 	state->order_bytes = 0;
 	state->order_ready = 0;
@@ -323,28 +328,57 @@ input_ms(PlanState *child)
 }
 
 /*
- * Read the whole input, then sort it in memory or finish the spilled sort.
- * Nothing is timed per row: the key build is the time of the loop less the
- * input's own.
+ * Read the whole input: each row to add, until add refuses one (memory or
+ * locators are used up), which goes to tuplesort with every row after it.
  */
 static void
-load_and_sort(BitonicScanState *state)
+read_input(BitonicScanState *state, PlanState *child,
+		   bool (*add) (BitonicScanState *state, TupleTableSlot *slot))
 {
-	PlanState  *child = linitial(state->css.custom_ps);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(child);
+
+		if (TupIsNull(slot))
+			break;
+		if (state->tuplesort != NULL)
+			tuplesort_puttupleslot(state->tuplesort, slot);
+		else if (!add(state, slot))
+		{
+			spill(state);
+			tuplesort_puttupleslot(state->tuplesort, slot);
+		}
+	}
+}
+
+/* add_row, then a spill where the rows held have outgrown work_mem. */
+static bool
+add_row_within_limit(BitonicScanState *state, TupleTableSlot *slot)
+{
+	if (!add_row(state, slot))
+		return false;
+	if (state->ingest == NULL && state->tuplesort == NULL && state->nbatch == 0 &&
+		BitonicScanHeldBytes(state) > state->mem_limit)
+		spill(state);
+	return true;
+}
+
+/*
+ * Read the whole input into the store and the pairs, spilling past
+ * work_mem (the rows and pairs the planner expects are reserved first).
+ */
+static void
+load_rows(BitonicScanState *state, PlanState *child)
+{
 	Plan	   *plan = state->css.ss.ps.plan;
-	size_t		limit = state->mem_limit = (size_t) work_mem * 1024;
+	size_t		limit = state->mem_limit;
 	double		expected_bytes = plan->plan_rows * ROW_BYTES_ESTIMATE(child->plan->plan_width);
-	double		child_ms = input_ms(child);
 	void	   *pairs;
 	size_t		pair_bytes;
 	void	   *split;
 	size_t		split_bytes;
 	size_t		room;
-	instr_time	t0,
-				t1;
 
-	INSTR_TIME_SET_CURRENT(t0);
-	BitonicPoolResetPeak();
 	/*
 	 * The pairs and rows the planner expects, faulted in from the start; the
 	 * rows' first block leaves room in work_mem for the pairs (and the room
@@ -365,28 +399,33 @@ load_and_sort(BitonicScanState *state)
 	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
 	if (split_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, split, split_bytes);
-	for (;;)
-	{
-		TupleTableSlot *slot = ExecProcNode(child);
-
-		if (TupIsNull(slot))
-			break;
-		if (state->tuplesort != NULL)
-			tuplesort_puttupleslot(state->tuplesort, slot);
-		else if (!add_row(state, slot))
-		{
-			/* memory or locators are used up: tuplesort takes everything */
-			spill(state);
-			tuplesort_puttupleslot(state->tuplesort, slot);
-		}
-		else if (state->ingest == NULL && state->tuplesort == NULL && state->nbatch == 0 &&
-				 BitonicScanHeldBytes(state) > limit)
-			spill(state);
-	}
+	read_input(state, child, add_row_within_limit);
 	/* the worker places what is staged and stops (a spill may end it first) */
 	if (state->ingest != NULL && !BitonicIngestDrain(state))
 		spill(state);
 	BitonicIngestStop(state);
+}
+
+/*
+ * Read the whole input, then sort it in memory or finish the spilled sort.
+ * Nothing is timed per row: the key build is the time of the loop less the
+ * input's own.
+ */
+static void
+load_and_sort(BitonicScanState *state)
+{
+	PlanState  *child = linitial(state->css.custom_ps);
+	double		child_ms = input_ms(child);
+	instr_time	t0,
+				t1;
+
+	state->mem_limit = (size_t) work_mem * 1024;
+	INSTR_TIME_SET_CURRENT(t0);
+	BitonicPoolResetPeak();
+	if (state->values != NULL)
+		read_input(state, child, BitonicValuesAdd);	/* one column as keys alone */
+	else
+		load_rows(state, child);
 	state->key_ms += BitonicMsSince(t0) - (input_ms(child) - child_ms);
 
 	INSTR_TIME_SET_CURRENT(t1);
@@ -396,11 +435,18 @@ load_and_sort(BitonicScanState *state)
 		state->sort_ms += BitonicMsSince(t1);
 		state->phase = BITONIC_PHASE_SPILLED;
 	}
+	else if (state->values != NULL)
+	{
+		BitonicValuesSort(state);
+		state->sort_ms += BitonicMsSince(t1);
+		state->phase = BITONIC_PHASE_SORTED;
+	}
 	else
 		sort_in_memory(state);
 	state->pool_peak_bytes = Max(state->pool_peak_bytes, BitonicPoolPeak());
 	state->load_ms += BitonicMsSince(t0);
 	state->pos = -1;
+	state->has_last_key = false;
 }
 
 /* Next row of the in-memory order in the given direction, or an empty slot. */
@@ -421,6 +467,8 @@ next_sorted_row(BitonicScanState *state, bool forward)
 		return ExecClearTuple(state->slot);
 	}
 	state->pos = next;
+	if (state->values != NULL)
+		return BitonicValuesGet(state, (size_t) next);
 	if ((size_t) next >= state->order_ready)
 		state->order_ready = BitonicMultiSortReady(&state->ms, (size_t) next + 1);
 	if (forward && next + EMIT_PREFETCH < n && (size_t) (next + EMIT_PREFETCH) < state->order_ready)
@@ -480,7 +528,12 @@ bitonic_access(ScanState *ss)
 	if (state->phase == BITONIC_PHASE_EMPTY)
 		load_and_sort(state);
 	Assert(forward || !state->keys.unique);
-	row = state->keys.unique ? next_new_key(state) : next_row(state, forward);
+	if (state->keys.unique && state->values != NULL && state->phase == BITONIC_PHASE_SORTED)
+		row = BitonicValuesNextDistinct(state);
+	else if (state->keys.unique)
+		row = next_new_key(state);
+	else
+		row = next_row(state, forward);
 	return state->output != NULL ? BitonicMappedSlotShow(state->output, row) : row;
 }
 
@@ -579,7 +632,9 @@ restore_bitonic_scan(CustomScanState *node)
 		return;
 	}
 	state->pos = state->mark;
-	if (state->pos >= 0 && state->pos < (int64) state->ntuples)
+	if (state->values != NULL && state->pos >= 0 && state->pos < (int64) state->ntuples)
+		(void) BitonicValuesGet(state, (size_t) state->pos);
+	else if (state->pos >= 0 && state->pos < (int64) state->ntuples)
 		ExecStoreMinimalTuple(BitonicStoreGet(&state->store, state->order[state->pos]),
 							  state->slot, false);
 	else

@@ -114,6 +114,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Backend", backend, es);
 	ExplainPropertyText("Algorithm", algorithm, es);
 	ExplainPropertyText("Normalized Key", BitonicKeyKindName(state->ms.kind), es);
+	/* one column whose key is its value: the keys sorted alone, no rows stored (values.c) */
+	if (state->values != NULL)
+		ExplainPropertyBool("Keys Alone", true, es);
 	if (state->ms.libc_text.usable)
 		ExplainPropertyText("Comparison Sort", "strcoll, parallel merge sort", es);
 	if (!es->analyze)

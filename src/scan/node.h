@@ -39,6 +39,7 @@ typedef enum BitonicScanPhase
 } BitonicScanPhase;
 
 struct BitonicIngest;
+struct BitonicValues;
 
 /* Bytes of each of the ingest's two staging buffers (ingest.c). */
 #define BITONIC_STAGE_BYTES ((size_t) 256 * 1024)
@@ -79,6 +80,7 @@ typedef struct BitonicScanState
 	size_t		next_cut;		/* rows read when the ranges are cut next */
 	size_t		cut_from;		/* first pair whose key the next cut samples */
 	struct BitonicIngest *ingest;	/* placement on a worker thread, or NULL (ingest.c) */
+	struct BitonicValues *values;	/* one column sorted as keys alone, or NULL (values.c) */
 	size_t		mem_limit;		/* bytes the rows may take before the node spills */
 
 	/* spill */

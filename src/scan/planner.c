@@ -58,6 +58,9 @@ static const CustomScanMethods bitonic_scan_methods = {
 #define COST_VQSORT_PAIR32	0.10
 #define COST_GPU_PER_BYTE	0.021
 #define COST_TIE_SORT		1.25
+/* one column sorted as keys alone (scan/values.c): per row, and per vqsort level */
+#define COST_VALUE_OVERHEAD	2.0
+#define COST_VQSORT_KEY64	0.12
 /*
  * Text in a libc collation: the node's strcoll comparison sort relative to
  * the native Sort's on one thread, and the share of each further thread that
@@ -148,7 +151,7 @@ pair_sort_cost(double n, bool packed)
  */
 static void
 cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
-				  BitonicKeyKind kind, bool libc_text, int nkeys)
+				  BitonicKeyKind kind, bool libc_text, int nkeys, bool keys_alone)
 {
 	double		n = Max(input->rows, 2.0);
 	double		log2n = log2(n);
@@ -157,7 +160,14 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 	Cost		startup = input->total_cost + n * COST_ROW_OVERHEAD * cpu_operator_cost;
 	Cost		run = n * cpu_operator_cost;
 
-	if (bytes > (double) work_mem * 1024.0)
+	if (keys_alone && n * sizeof(uint64) <= (double) work_mem * 1024.0)
+	{
+		/* no rows stored: a key per row, vqsort on the keys, a value per row out */
+		startup = input->total_cost + n * COST_VALUE_OVERHEAD * cpu_operator_cost +
+			n * log2n * COST_VQSORT_KEY64 * cpu_operator_cost;
+		run = n * cpu_operator_cost;
+	}
+	else if (bytes > (double) work_mem * 1024.0)
 	{
 		Cost		native_startup;
 		Cost		native_total = native_sort_cost(root, cpath->path.pathkeys, input,
@@ -223,6 +233,24 @@ BitonicPathKeyExact(const CustomPath *cpath)
 	BitonicMultiSortInit(&ms, 1, &col, CurrentMemoryContext);
 	return (ms.kind == BITONIC_KIND_EXACT32 || ms.kind == BITONIC_KIND_EXACT64) &&
 		ms.key_of != NULL;
+}
+
+/*
+ * Whether the executor will sort the stored input as keys alone
+ * (scan/values.c): one stored column, the one sort key, of a type whose
+ * exact 64-bit key is its value, sorted by vqsort.
+ */
+static bool
+sorted_as_keys(Path *stored, BitonicKeyKind kind, int nkeys)
+{
+	Oid			typid;
+
+	if (nkeys != 1 || list_length(stored->pathtarget->exprs) != 1 ||
+		kind != BITONIC_KIND_EXACT64)
+		return false;
+	typid = exprType(linitial(stored->pathtarget->exprs));
+	return BitonicKeyIsBijective(typid) && BitonicKeyWidthForType(typid) == BITONIC_KEY_64 &&
+		get_typbyval(typid) && BitonicSortsKeysAlone((size_t) Max(stored->rows, 1.0));
 }
 
 /* Whether every expression is a column, relabelled or not. */
@@ -317,7 +345,8 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 	kind = first_key_kind(exprType((Node *) first_expr), linitial_oid(sortops),
 						  linitial_oid(collations), linitial_int(nulls_first) != 0,
 						  &libc_text);
-	cost_bitonic_path(root, cpath, stored, kind, libc_text, list_length(attnos));
+	cost_bitonic_path(root, cpath, stored, kind, libc_text, list_length(attnos),
+					  sorted_as_keys(stored, kind, list_length(attnos)));
 	/* what the projection stored_input moved above the sort was charged per row */
 	cpath->path.total_cost += input->total_cost - stored->total_cost;
 	return cpath;

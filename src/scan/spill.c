@@ -5,6 +5,7 @@
  */
 #include "scan/spill.h"
 #include "scan/ingest.h"
+#include "scan/values.h"
 
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -38,6 +39,9 @@ BitonicSpillRows(BitonicScanState *state)
 		if ((i++ & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	/* or the values kept as keys alone */
+	if (state->values != NULL)
+		BitonicValuesSpill(state, ts);
 	return ts;
 }
 

@@ -1,0 +1,216 @@
+/*
+ * values.c — one column whose key is its value, sorted as plain keys.
+ *
+ * Where the node's input is one column, it is the sort key, and its type is
+ * an int64 underneath whose key is the value XOR a constant (int8,
+ * timestamp, timestamptz: BitonicKeyIsBijective, 64-bit), a row is its
+ * value: the node stores no rows, only each value's key in one array (8
+ * bytes a row, against a stored row, a pair and the room the pairs are
+ * split into), and counts the NULLs.  vqsort sorts the keys alone, and emit
+ * turns each key back into its value in a virtual slot.  Equal keys are
+ * equal values, so no order of ties can be seen.  `SELECT DISTINCT a`, and
+ * `SELECT a … ORDER BY a`, take this path.
+ *
+ * Past work_mem the values read so far go to tuplesort, as rows, and the
+ * rest of the input with them (the executor's spill).
+ */
+#include "scan/values.h"
+
+#include "catalog/pg_type_d.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* One column of a type whose key is its value: its keys, NULLs apart. */
+typedef struct BitonicValues
+{
+	uint64		xor;			/* key = value XOR this; and back */
+	bool		nulls_first;
+	uint64	   *keys;			/* in state->cxt; NULL before the first value */
+	size_t		nkeys;
+	size_t		cap;
+	size_t		nnulls;
+	TupleTableSlot *slot;		/* virtual: the values handed out */
+} BitonicValues;
+
+/*
+ * Whether the node sorts its input as keys alone, set up if so (at
+ * ExecInit): one stored column, the one sort key, of a type whose exact
+ * 64-bit key is its value, sorted by vqsort on the CPU.
+ */
+bool
+BitonicValuesStart(BitonicScanState *state, EState *estate)
+{
+	TupleDesc	tupdesc = state->slot->tts_tupleDescriptor;
+	Form_pg_attribute attr = TupleDescAttr(tupdesc, 0);
+	BitonicValues *values;
+
+	if (state->keys.nkeys != 1 || tupdesc->natts != 1 || state->keys.attnos[0] != 1 ||
+		!attr->attbyval || attr->attlen != sizeof(int64) ||
+		!BitonicKeyIsBijective(attr->atttypid) ||
+		BitonicKeyWidthForType(attr->atttypid) != BITONIC_KEY_64 ||
+		state->ms.kind != BITONIC_KIND_EXACT64 ||
+		!BitonicSortsKeysAlone((size_t) Max(state->css.ss.ps.plan->plan_rows, 1.0)))
+		return false;
+	values = palloc0(sizeof(BitonicValues));
+	values->xor = BitonicKeyXor64(attr->atttypid, state->ms.descending);
+	values->nulls_first = state->keys.nulls_first[0];
+	values->slot = ExecInitExtraTupleSlot(estate, tupdesc, &TTSOpsVirtual);
+	state->values = values;
+	return true;
+}
+
+/* Forget the values (their memory went with the node's context). */
+void
+BitonicValuesForget(BitonicScanState *state)
+{
+	BitonicValues *values = state->values;
+
+	values->keys = NULL;
+	values->nkeys = values->cap = values->nnulls = 0;
+}
+
+/*
+ * Take one input row; false, the row not taken, when the keys would
+ * outgrow work_mem (the caller spills, BitonicValuesSpill).
+ */
+bool
+BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot)
+{
+	BitonicValues *values = state->values;
+	double		expected = state->css.ss.ps.plan->plan_rows;
+	bool		isnull;
+	Datum		value = slot_getattr(slot, 1, &isnull);
+
+	if (isnull)
+	{
+		values->nnulls++;
+		return true;
+	}
+	if (values->nkeys == values->cap)
+	{
+		size_t		cap = values->cap == 0 ?
+			(size_t) Max(Min(expected * 1.05, (double) MaxAllocHugeSize / sizeof(uint64)), 1024.0) :
+			values->cap * 2;
+
+		if (cap * sizeof(uint64) > state->mem_limit)
+			cap = Max(state->mem_limit / sizeof(uint64), values->nkeys + 1);
+		if (cap * sizeof(uint64) > state->mem_limit)
+			return false;
+		values->keys = values->keys == NULL ?
+			MemoryContextAllocHuge(state->cxt, cap * sizeof(uint64)) :
+			repalloc_huge(values->keys, cap * sizeof(uint64));
+		values->cap = cap;
+		state->peak_bytes = Max(state->peak_bytes, cap * sizeof(uint64));
+	}
+	values->keys[values->nkeys++] = (uint64) DatumGetInt64(value) ^ values->xor;
+	return true;
+}
+
+/* Store item i of the sorted order (NULLs first or last) in the values' slot. */
+static TupleTableSlot *
+store_item(BitonicValues *values, size_t i)
+{
+	TupleTableSlot *slot = values->slot;
+	size_t		key_from = values->nulls_first ? values->nnulls : 0;
+
+	ExecClearTuple(slot);
+	if (i < key_from || i >= key_from + values->nkeys)
+	{
+		slot->tts_values[0] = (Datum) 0;
+		slot->tts_isnull[0] = true;
+	}
+	else
+	{
+		slot->tts_values[0] = Int64GetDatum((int64) (values->keys[i - key_from] ^ values->xor));
+		slot->tts_isnull[0] = false;
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * The values read so far, as rows, into ts (the node spills); the keys are
+ * then forgotten by the context's reset.
+ */
+void
+BitonicValuesSpill(BitonicScanState *state, Tuplesortstate *ts)
+{
+	BitonicValues *values = state->values;
+	size_t		n = values->nkeys + values->nnulls;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		tuplesort_puttupleslot(ts, store_item(values, i));
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Sort the keys; the rows in order are then state->ntuples items. */
+void
+BitonicValuesSort(BitonicScanState *state)
+{
+	BitonicValues *values = state->values;
+
+	size_t		n = values->nkeys;
+
+	if (n > 1 && BitonicSortsKeysAlone(n))
+		BitonicSortKeys64(values->keys, n);
+	else if (n > 1)
+	{
+		/* more values than planned now go to another sorter: as pairs */
+		bs_pair64  *pairs = MemoryContextAllocHuge(state->cxt, n * sizeof(bs_pair64));
+
+		for (size_t i = 0; i < n; i++)
+			pairs[i] = (bs_pair64) {.ptr = 0, .pad = 0, .key = values->keys[i]};
+		BitonicSortPairs64(pairs, n);
+		for (size_t i = 0; i < n; i++)
+			values->keys[i] = pairs[i].key;
+		pfree(pairs);
+	}
+	state->ntuples = n + values->nnulls;
+}
+
+/*
+ * The next item whose value differs from the one at state->pos (the node
+ * does a Unique: unique.c), forward: a run of equal keys, or of NULLs, is
+ * stepped over in the array without a slot per item.
+ */
+TupleTableSlot *
+BitonicValuesNextDistinct(BitonicScanState *state)
+{
+	BitonicValues *values = state->values;
+	size_t		n = state->ntuples;
+	size_t		key_from = values->nulls_first ? values->nnulls : 0;
+	size_t		next = (size_t) (state->pos + 1);
+
+	if (state->pos >= 0 && next < n)
+	{
+		size_t		at = (size_t) state->pos;
+
+		if (at < key_from || at >= key_from + values->nkeys)
+			next = at < key_from ? key_from : n;	/* past the NULLs */
+		else
+		{
+			size_t		k = at - key_from;
+
+			while (k + 1 < values->nkeys && values->keys[k + 1] == values->keys[k])
+				k++;
+			next = key_from + k + 1;
+		}
+	}
+	if (next >= n)
+	{
+		state->pos = (int64) n;
+		return ExecClearTuple(values->slot);
+	}
+	state->pos = (int64) next;
+	return store_item(values, next);
+}
+
+/* Item pos of the sorted order in the values' slot. */
+TupleTableSlot *
+BitonicValuesGet(BitonicScanState *state, size_t pos)
+{
+	return store_item(state->values, pos);
+}

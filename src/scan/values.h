@@ -1,0 +1,18 @@
+/*
+ * scan/values.h — a BitonicSort node over one column whose key is its
+ * value sorts the keys alone and stores no rows (values.c).
+ */
+#ifndef BITONIC_SCAN_VALUES_H
+#define BITONIC_SCAN_VALUES_H
+
+#include "scan/node.h"
+
+extern bool BitonicValuesStart(BitonicScanState *state, EState *estate);
+extern void BitonicValuesForget(BitonicScanState *state);
+extern bool BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot);
+extern void BitonicValuesSpill(BitonicScanState *state, Tuplesortstate *ts);
+extern void BitonicValuesSort(BitonicScanState *state);
+extern TupleTableSlot *BitonicValuesGet(BitonicScanState *state, size_t pos);
+extern TupleTableSlot *BitonicValuesNextDistinct(BitonicScanState *state);
+
+#endif							/* BITONIC_SCAN_VALUES_H */
