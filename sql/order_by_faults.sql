@@ -55,11 +55,12 @@ SELECT bs_fault_compare('SELECT * FROM bs_fault ORDER BY k, id') AS locators_out
 RESET bitonic_sort.cpu_threads;
 SET bitonic_sort.cpu_threads = 2;
 
--- the part sorter's worker fails: a clean error at emit, then the same sort runs
-SELECT * FROM bs_fault_plan('SELECT k FROM bs_fault WHERE id <= 300000 ORDER BY k');
+-- the part sorter's worker fails: a clean error at emit, then the same sort
+-- runs (id rides along: k alone would be sorted as keys alone, in no parts)
+SELECT * FROM bs_fault_plan('SELECT k, id FROM bs_fault WHERE id <= 300000 ORDER BY k');
 SET bitonic_sort.test_fault = part_sort;
 SET enable_sort = off;
-SELECT count(*) FROM (SELECT k FROM bs_fault WHERE id <= 300000 ORDER BY k) s;
+SELECT count(*) FROM (SELECT k, id FROM bs_fault WHERE id <= 300000 ORDER BY k) s;
 RESET enable_sort;
 RESET bitonic_sort.test_fault;
 SELECT bs_fault_compare('SELECT k FROM bs_fault WHERE id <= 300000 ORDER BY k') AS after_part_sort_fault;
