@@ -107,6 +107,20 @@ FETCH ABSOLUTE 3 FROM n;
 COMMIT;
 -- text has no exact key: the Unique stays
 EXPLAIN (COSTS OFF) SELECT DISTINCT s FROM sn;
+-- a rescan replays the node's Unique from its first row: an ALL subquery,
+-- not materialized, read again for each outer row and stopped at its first
+-- row each time (rows stored: the order needs id)
+SET enable_sort = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT k FROM generate_series(1, 3) k
+  WHERE k > ALL (SELECT DISTINCT ON (i) i FROM sn WHERE i % 50 = 5 ORDER BY i, id);
+SELECT k FROM generate_series(1, 3) k
+  WHERE k > ALL (SELECT DISTINCT ON (i) i FROM sn WHERE i % 100 = 5 ORDER BY i, id);
+SELECT k FROM generate_series(4, 7) k
+  WHERE k < ALL (SELECT DISTINCT ON (i) i FROM sn WHERE i % 50 = 5 ORDER BY i, id);
+RESET enable_sort;
+RESET enable_material;
 
 -- one column whose key is its value (int8, timestamps): the keys sorted
 -- alone, no rows stored (src/scan/values.c): "Keys Alone: true"; NULLs,

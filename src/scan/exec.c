@@ -218,6 +218,7 @@ forget_rows(BitonicScanState *state)
 	state->nbatch = 0;
 	state->phase = BITONIC_PHASE_EMPTY;
 	state->pos = -1;
+	state->has_last_key = false;
 }
 
 /*
@@ -584,6 +585,8 @@ rescan_bitonic_scan(CustomScanState *node)
 
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);
+	/* a replay starts the node's Unique afresh: no row handed out yet */
+	state->has_last_key = false;
 	if (state->phase == BITONIC_PHASE_EMPTY)
 	{
 		if (child->chgParam == NULL)
