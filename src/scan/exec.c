@@ -371,9 +371,9 @@ add_row_within_limit(BitonicScanState *state, TupleTableSlot *slot)
 static void
 load_rows(BitonicScanState *state, PlanState *child)
 {
-	Plan	   *plan = state->css.ss.ps.plan;
 	size_t		limit = state->mem_limit;
-	double		expected_bytes = plan->plan_rows * ROW_BYTES_ESTIMATE(child->plan->plan_width);
+	double		expected_bytes = BitonicScanInputRows(state) *
+		ROW_BYTES_ESTIMATE(child->plan->plan_width);
 	void	   *pairs;
 	size_t		pair_bytes;
 	void	   *split;
@@ -387,7 +387,7 @@ load_rows(BitonicScanState *state, PlanState *child)
 	 * reservation alone never makes the node spill.
 	 */
 	BitonicMultiSortReserve(&state->ms,
-							(size_t) Min(plan->plan_rows * 1.05, (double) limit / 64));
+							(size_t) Min(BitonicScanInputRows(state) * 1.05, (double) limit / 64));
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	/* and the room they are split into, where they will be sorted in parts */
 	split = BitonicMultiSortSplitRoom(&state->ms, &split_bytes);

@@ -109,7 +109,7 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* the node hands out the first row of each first key: a Unique done here (unique.c) */
 	if (state->keys.unique)
 		ExplainPropertyBool("Unique", true, es);
-	BitonicSortDescribe(es->analyze ? (double) state->ntuples : node->ss.ps.plan->plan_rows,
+	BitonicSortDescribe(es->analyze ? (double) state->ntuples : BitonicScanInputRows(state),
 						&backend, &algorithm);
 	ExplainPropertyText("Backend", backend, es);
 	ExplainPropertyText("Algorithm", algorithm, es);

@@ -112,6 +112,16 @@ BitonicScanHeldBytes(BitonicScanState *state)
 }
 
 /*
+ * Rows the planner expects the node to read: its input's estimate (the
+ * node's own is less where it does a Unique).
+ */
+static inline double
+BitonicScanInputRows(const BitonicScanState *state)
+{
+	return ((PlanState *) linitial(state->css.custom_ps))->plan->plan_rows;
+}
+
+/*
  * The stream of a row whose first sort column has this pair key, or is
  * NULL (the stream after the ranges'): plain C, for the worker too.
  */

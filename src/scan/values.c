@@ -50,7 +50,7 @@ BitonicValuesStart(BitonicScanState *state, EState *estate)
 		!BitonicKeyIsBijective(attr->atttypid) ||
 		BitonicKeyWidthForType(attr->atttypid) != BITONIC_KEY_64 ||
 		state->ms.kind != BITONIC_KIND_EXACT64 ||
-		!BitonicSortsKeysAlone((size_t) Max(state->css.ss.ps.plan->plan_rows, 1.0)))
+		!BitonicSortsKeysAlone((size_t) Max(BitonicScanInputRows(state), 1.0)))
 		return false;
 	values = palloc0(sizeof(BitonicValues));
 	values->xor = BitonicKeyXor64(attr->atttypid, state->ms.descending);
@@ -78,7 +78,7 @@ bool
 BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot)
 {
 	BitonicValues *values = state->values;
-	double		expected = state->css.ss.ps.plan->plan_rows;
+	double		expected = BitonicScanInputRows(state);
 	bool		isnull;
 	Datum		value = slot_getattr(slot, 1, &isnull);
 
