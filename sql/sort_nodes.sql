@@ -109,7 +109,8 @@ COMMIT;
 EXPLAIN (COSTS OFF) SELECT DISTINCT s FROM sn;
 -- a rescan replays the node's Unique from its first row: an ALL subquery,
 -- not materialized, read again for each outer row and stopped at its first
--- row each time (rows stored: the order needs id)
+-- row each time (rows stored: the order needs id; on 18 this subquery keeps
+-- the native Unique and Sort)
 SET enable_sort = off;
 SET enable_material = off;
 EXPLAIN (COSTS OFF)

@@ -2,7 +2,7 @@
  * values.c — one column whose key is its value, sorted as plain keys.
  *
  * Where the node's input is one column, it is the sort key, and its type is
- * an int64 underneath whose key is the value XOR a constant (int8,
+ * an int64 underneath whose key is the value XOR a constant (int8, time,
  * timestamp, timestamptz: BitonicKeyIsBijective, 64-bit), a row is its
  * value: the node stores no rows, only each value's key in one array (8
  * bytes a row, against a stored row, a pair and the room the pairs are
