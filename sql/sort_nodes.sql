@@ -113,9 +113,17 @@ EXPLAIN (COSTS OFF) SELECT DISTINCT s FROM sn;
 -- the native Unique and Sort)
 SET enable_sort = off;
 SET enable_material = off;
-EXPLAIN (COSTS OFF)
-SELECT k FROM generate_series(1, 3) k
-  WHERE k > ALL (SELECT DISTINCT ON (i) i FROM sn WHERE i % 50 = 5 ORDER BY i, id);
+CREATE FUNCTION plan_has(q text, pattern text) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line ~ pattern THEN RETURN true; END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+SELECT plan_has('SELECT k FROM generate_series(1, 3) k
+  WHERE k > ALL (SELECT DISTINCT ON (i) i FROM sn WHERE i % 50 = 5 ORDER BY i, id)',
+  'Unique: true') AS node_does_the_unique;
 SELECT k FROM generate_series(1, 3) k
   WHERE k > ALL (SELECT DISTINCT ON (i) i FROM sn WHERE i % 100 = 5 ORDER BY i, id);
 SELECT k FROM generate_series(4, 7) k
