@@ -414,8 +414,10 @@ bs_emu_run_grid(dim3 grid, dim3 block, void (*body) (const void *), const void *
 
 	if (inject(BS_EMU_LAUNCH))
 		return fail(cudaErrorLaunchFailure);
-	if (sched.running || nthreads == 0 || nthreads > kMaxThreads ||
-		grid.x == 0 || grid.y == 0 || grid.z == 0)
+	/* a block over the limit: what CUDA 13's runtime answered on an H100 */
+	if (nthreads > kMaxThreads)
+		return fail(cudaErrorInvalidValue);
+	if (sched.running || nthreads == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0)
 		return fail(cudaErrorInvalidConfiguration);
 	if (sched.fibres.size() < nthreads)
 		sched.fibres.resize(nthreads);

@@ -6,10 +6,13 @@
 # rights `make bench` needs.  Run by `make bench-gpu`; not a test.
 #   BENCH_SIZES="1000000 10000000"   (default)
 #   BENCH_REPS=3
+#   BENCH_SERVER=running   use the server that PGHOST/PGPORT/PGUSER name,
+#                          the module already installed and preloaded there
+#                          (a GPU machine with no package archive to reach)
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP" || exit 1
-setup_all
+[ "${BENCH_SERVER:-}" = running ] || setup_all
 SIZES=${BENCH_SIZES:-1000000 10000000}
 REPS=${BENCH_REPS:-3}
 mkdir -p tmp/bench
