@@ -142,7 +142,7 @@ bs_cuda_device_info(char *buf, size_t len)
 #include <cstdlib>
 #include <cstring>
 
-static const char *const emu_op_names[BS_EMU_OPS] = {"alloc", "copy", "launch", "device"};
+static const char *const emu_op_names[BS_EMU_OPS] = {"alloc", "copy", "launch", "device", "register"};
 
 /* Parse "op:n" and arm the emulator's failure injection; false when malformed. */
 int

@@ -1,9 +1,14 @@
 /*
  * sort_host.cu — the CUDA backend's entry points: the host pipeline around
- * the device sorters.  One stream; pinned double-buffered staging with
- * asynchronous copies; inputs larger than the device-memory budget sorted in
- * chunks and merged on the host; every CUDA call checked, and every device
- * allocation, pinned buffer, stream and event freed on every path.
+ * the device sorters.  One stream.  An input that fits the device-memory
+ * budget twice over is sorted in place: the caller's pairs are registered
+ * with the driver (page-locked) and copied straight to the device and back,
+ * with a device copy of the input kept to restore them should the copy back
+ * fail.  Otherwise (or where the pairs cannot be registered), pinned
+ * double-buffered staging with asynchronous copies, inputs larger than the
+ * budget sorted in chunks and merged on the host.  Every CUDA call checked,
+ * and every device allocation, pinned buffer, registration, stream and event
+ * freed on every path.
  */
 #include "cuda_internal.cuh"
 
@@ -15,6 +20,8 @@ template<typename P>
 struct bs_gpu_job
 {
 	P		   *dev = nullptr;			/* one chunk on the device */
+	P		   *keep = nullptr;			/* in place: the input, kept on the device */
+	void	   *registered = nullptr;	/* in place: the caller's pairs, registered */
 	void	   *scratch = nullptr;		/* the algorithm's device scratch */
 	size_t		scratch_bytes = 0;
 	P		   *stage[2] = {nullptr, nullptr};	/* pinned staging buffers */
@@ -57,6 +64,10 @@ job_release(bs_gpu_job<P> *job)
 		if (job->stage[i])
 			ok &= bs_cuda_check(cudaFreeHost(job->stage[i]), "cudaFreeHost");
 	}
+	if (job->registered)
+		ok &= bs_cuda_check(cudaHostUnregister(job->registered), "cudaHostUnregister");
+	if (job->keep)
+		ok &= bs_cuda_check(cudaFree(job->keep), "cudaFree");
 	if (job->dev)
 		ok &= bs_cuda_check(cudaFree(job->dev), "cudaFree");
 	if (job->scratch)
@@ -202,6 +213,52 @@ sort_chunks(bs_gpu_job<P> *job, const P *pairs, P *runs, size_t n, bs_algorithm 
 }
 
 /*
+ * Sort n pairs where they are: registered, copied to the device (and kept
+ * there), sorted, copied back.  A failure before the copy back leaves the
+ * pairs as they were; a failed copy back is undone from the kept input, and
+ * only where that fails too (a lost device) is BS_ERR_DEVICE_LOST returned,
+ * the pairs partly overwritten.  BS_ERR_UNSUPPORTED, nothing done, where the
+ * driver cannot register the pairs.
+ */
+template<typename P>
+static bs_status
+sort_in_place(P *pairs, size_t n, bs_algorithm algo)
+{
+	bs_gpu_job<P> job;
+	size_t		bytes = n * sizeof(P);
+	bool		ok,
+				back;
+
+	if (cudaHostRegister(pairs, bytes, cudaHostRegisterDefault) != cudaSuccess)
+	{
+		(void) cudaGetLastError();	/* not an error of the sort: it is staged instead */
+		return BS_ERR_UNSUPPORTED;
+	}
+	job.registered = pairs;
+	job.scratch_bytes = bs_gpu_scratch_bytes<P>(n, algo);
+	ok = bs_cuda_check(cudaStreamCreateWithFlags(&job.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags") &&
+		bs_cuda_check(cudaMalloc((void **) &job.dev, bytes), "cudaMalloc") &&
+		bs_cuda_check(cudaMalloc((void **) &job.keep, bytes), "cudaMalloc") &&
+		(job.scratch_bytes == 0 || bs_cuda_check(cudaMalloc(&job.scratch, job.scratch_bytes), "cudaMalloc")) &&
+		bs_cuda_check(cudaMemcpyAsync(job.dev, pairs, bytes, cudaMemcpyHostToDevice, job.stream), "cudaMemcpyAsync") &&
+		bs_cuda_check(cudaMemcpyAsync(job.keep, job.dev, bytes, cudaMemcpyDeviceToDevice, job.stream), "cudaMemcpyAsync") &&
+		bs_gpu_sort(job.dev, n, algo, job.scratch, job.stream) &&
+		bs_cuda_check(cudaStreamSynchronize(job.stream), "cudaStreamSynchronize");
+	back = true;
+	if (ok &&
+		!(bs_cuda_check(cudaMemcpyAsync(pairs, job.dev, bytes, cudaMemcpyDeviceToHost, job.stream), "cudaMemcpyAsync") &&
+		  bs_cuda_check(cudaStreamSynchronize(job.stream), "cudaStreamSynchronize")))
+	{
+		ok = false;
+		back = bs_cuda_check(cudaMemcpy(pairs, job.keep, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+	}
+	ok &= job_release(&job);
+	if (!back)
+		return BS_ERR_DEVICE_LOST;
+	return ok ? BS_OK : BS_ERR_DEVICE;
+}
+
+/*
  * The whole sort.  The host buffer for the sorted runs is taken before any
  * device resource, so an allocation hook that raises an error (PostgreSQL's)
  * cannot leak GPU memory; the pairs are written only after the GPU is done.
@@ -224,6 +281,13 @@ cuda_sort(P *pairs, size_t n, const bs_options *opt)
 		return BS_ERR_DEVICE;
 	if (n < 2)
 		return BS_OK;
+	if (2 * n * sizeof(P) + bs_gpu_scratch_bytes<P>(n, opt->algorithm) <= budget)
+	{
+		bs_status	st = sort_in_place(pairs, n, opt->algorithm);
+
+		if (st != BS_ERR_UNSUPPORTED)
+			return st;
+	}
 	/* the adaptive splits take at most 1/1024 of the chunk's bytes */
 	job.chunk = (opt->algorithm == BS_ALGO_ADAPTIVE ? budget - budget / 512 : budget) / sizeof(P);
 	if (job.chunk < bs_pair_ops<P>::tile)

@@ -184,6 +184,13 @@ report_status(bs_status status, const bs_options *opt)
 						bs_algorithm_name(opt->algorithm),
 						opt->backend == BS_BACKEND_CUDA ? "GPU" : "CPU"),
 				 errhint("Set bitonic_sort.algorithm to \"auto\", \"bitonic\" or \"adaptive\".")));
+	if (status == BS_ERR_DEVICE_LOST)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("could not sort on the GPU"),
+				 errdetail("%s; the pairs it was writing back could not be restored, so the CPU cannot sort them instead.",
+						   gpu_error()),
+				 errhint("Run the statement again, or set bitonic_sort.device to \"cpu\".")));
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("bitonic sort failed: %s", bs_status_message(status))));

@@ -22,8 +22,9 @@ namespace
 /* Emulator-wide state: counters, live streams and events, the last error. */
 struct Runtime
 {
-	long		count[BS_EMU_OPS] = {0, 0, 0, 0};
-	long		fail_at[BS_EMU_OPS] = {0, 0, 0, 0};
+	long		count[BS_EMU_OPS] = {0, 0, 0, 0, 0};
+	long		fail_at[BS_EMU_OPS] = {0, 0, 0, 0, 0};
+	bool		fail_on[BS_EMU_OPS] = {false, false, false, false, false};	/* fail_at and after */
 	std::set<void *> streams;
 	std::set<void *> events;
 	cudaError_t last_error = cudaSuccess;
@@ -65,9 +66,10 @@ bool
 inject(bs_emu_op op)
 {
 	rt.count[op]++;
-	if (rt.fail_at[op] != 0 && rt.count[op] == rt.fail_at[op])
+	if (rt.fail_at[op] != 0 && rt.count[op] >= rt.fail_at[op])
 	{
-		rt.fail_at[op] = 0;
+		if (!rt.fail_on[op])
+			rt.fail_at[op] = 0;
 		return true;
 	}
 	return false;
@@ -237,6 +239,12 @@ cudaGetErrorString(cudaError_t error)
 			return "out of memory";
 		case cudaErrorInvalidConfiguration:
 			return "invalid configuration argument";
+		case cudaErrorHostMemoryAlreadyRegistered:
+			return "part or all of the requested memory range is already mapped";
+		case cudaErrorHostMemoryNotRegistered:
+			return "pointer does not correspond to a registered memory region";
+		case cudaErrorNotSupported:
+			return "operation not supported";
 		case cudaErrorInsufficientDriver:
 			return "CUDA driver version is insufficient for CUDA runtime version";
 		case cudaErrorNoDevice:
@@ -256,6 +264,15 @@ void
 bs_emu_fail_nth(bs_emu_op op, long nth)
 {
 	rt.fail_at[op] = nth > 0 ? rt.count[op] + nth : 0;
+	rt.fail_on[op] = false;
+}
+
+/* Make the nth future operation of this kind and every later one fail; 0 disarms. */
+void
+bs_emu_fail_from(bs_emu_op op, long nth)
+{
+	bs_emu_fail_nth(op, nth);
+	rt.fail_on[op] = nth > 0;
 }
 
 /* Operations of a kind done so far. */

@@ -89,7 +89,10 @@ typedef enum cudaError
 	cudaErrorNoDevice = 100,
 	cudaErrorInvalidDevice = 101,
 	cudaErrorIllegalAddress = 700,
-	cudaErrorLaunchFailure = 719
+	cudaErrorHostMemoryAlreadyRegistered = 712,
+	cudaErrorHostMemoryNotRegistered = 713,
+	cudaErrorLaunchFailure = 719,
+	cudaErrorNotSupported = 801
 } cudaError_t;
 
 typedef enum cudaMemcpyKind
@@ -126,6 +129,9 @@ extern cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
 extern cudaError_t cudaMalloc(void **ptr, size_t size);
 extern cudaError_t cudaFree(void *ptr);
 extern cudaError_t cudaMallocHost(void **ptr, size_t size);
+#define cudaHostRegisterDefault 0
+extern cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags);
+extern cudaError_t cudaHostUnregister(void *ptr);
 extern cudaError_t cudaFreeHost(void *ptr);
 extern cudaError_t cudaMemcpy(void *dst, const void *src, size_t size, cudaMemcpyKind kind);
 extern cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t size, cudaMemcpyKind kind, cudaStream_t stream);
@@ -192,11 +198,14 @@ typedef enum bs_emu_op
 	BS_EMU_COPY,				/* cudaMemcpy[Async] */
 	BS_EMU_LAUNCH,				/* kernel launches */
 	BS_EMU_DEVICE,				/* cudaGetDeviceCount: no driver */
+	BS_EMU_REGISTER,			/* cudaHostRegister */
 	BS_EMU_OPS
 } bs_emu_op;
 
 /* Make the nth future operation of this kind fail (1 = the next); 0 disarms. */
 extern void bs_emu_fail_nth(bs_emu_op op, long nth);
+/* Make the nth future operation of this kind and every later one fail (a lost device); 0 disarms. */
+extern void bs_emu_fail_from(bs_emu_op op, long nth);
 /* Operations of a kind done so far (launches, allocations, ...). */
 extern long bs_emu_op_count(bs_emu_op op);
 /* Device allocations, pinned allocations, streams and events not yet freed. */

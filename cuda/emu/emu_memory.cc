@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
 
 #include <sys/mman.h>
@@ -36,7 +37,8 @@ struct Memory
 	size_t		device_bytes = 0;
 	size_t		device_peak = 0;
 	long		serial = 0;			/* allocations made so far */
-	long		live = 0;			/* allocations not yet freed */
+	long		live = 0;			/* allocations and host registrations not yet freed */
+	std::map<uintptr_t, size_t> registered;	/* host ranges registered, by their start */
 };
 
 Memory		mem;
@@ -278,21 +280,59 @@ cudaFreeHost(void *ptr)
 	return fenced_free(ptr, Region::PINNED);
 }
 
-/* A copy in any direction is a memmove here, once both sides are checked. */
+/*
+ * Register host memory with the device (page-locking it on a GPU): counted
+ * as a live object until unregistered; it must not overlap another
+ * registration or an emulated allocation.
+ */
+cudaError_t
+cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	uintptr_t	a = (uintptr_t) ptr;
+	auto		next = mem.registered.lower_bound(a);
+
+	(void) flags;
+	if (inject(BS_EMU_REGISTER))
+		return fail(cudaErrorNotSupported);
+	if (ptr == nullptr || size == 0 || region_find(a) != nullptr || region_find(a + size - 1) != nullptr)
+		return fail(cudaErrorInvalidValue);
+	if ((next != mem.registered.end() && next->first < a + size) ||
+		(next != mem.registered.begin() && std::prev(next)->first + std::prev(next)->second > a))
+		return fail(cudaErrorHostMemoryAlreadyRegistered);
+	mem.registered.emplace(a, size);
+	mem.live++;
+	return cudaSuccess;
+}
+
+/* Unregister what cudaHostRegister registered at ptr. */
+cudaError_t
+cudaHostUnregister(void *ptr)
+{
+	if (mem.registered.erase((uintptr_t) ptr) == 0)
+		return fail(cudaErrorHostMemoryNotRegistered);
+	mem.live--;
+	return cudaSuccess;
+}
+
+/*
+ * A copy in any direction is a memmove here, once both sides are checked.
+ * An injected failure writes the first half of the destination first, as a
+ * copy that breaks off midway would.
+ */
 cudaError_t
 cudaMemcpy(void *dst, const void *src, size_t size, cudaMemcpyKind kind)
 {
-	if (inject(BS_EMU_COPY))
-		return fail(cudaErrorLaunchFailure);
+	bool		failing = inject(BS_EMU_COPY);
+
 	if (size == 0)
-		return cudaSuccess;
+		return failing ? fail(cudaErrorLaunchFailure) : cudaSuccess;
 	if (!copy_range_ok(dst, size, kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice,
 					   "destination") ||
 		!copy_range_ok(src, size, kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice,
 					   "source"))
-		return fail(cudaErrorInvalidValue);
-	memmove(dst, src, size);
-	return cudaSuccess;
+		return fail(failing ? cudaErrorLaunchFailure : cudaErrorInvalidValue);
+	memmove(dst, src, failing ? size / 2 : size);
+	return failing ? fail(cudaErrorLaunchFailure) : cudaSuccess;
 }
 
 /* Asynchronous copies complete at once. */

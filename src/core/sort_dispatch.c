@@ -182,6 +182,8 @@ bs_status_message(bs_status status)
 			return "algorithm or backend not available in this build";
 		case BS_ERR_DEVICE:
 			return "the GPU backend failed";
+		case BS_ERR_DEVICE_LOST:
+			return "the GPU failed while writing the sorted pairs back";
 	}
 	return "unknown status";
 }

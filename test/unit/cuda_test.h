@@ -96,6 +96,15 @@ same_pairs(const std::vector<P> &a, const std::vector<P> &b)
 	return a.size() == b.size() && (a.empty() || memcmp(a.data(), b.data(), a.size() * sizeof(P)) == 0);
 }
 
+/* Whether a is b sorted (the reference sort orders by key, then pointer). */
+template<typename P>
+static bool
+sorted_same(const std::vector<P> &a, std::vector<P> b)
+{
+	ref_sort(b.data(), b.size());
+	return same_pairs(a, b);
+}
+
 /* Seconds on the monotonic clock. */
 static inline double
 now_seconds(void)

@@ -1,10 +1,14 @@
 /*
  * test_cuda_faults.cc — failure injection through the SIMT emulator: every
- * allocation, copy and kernel launch of a chunked sort made to fail in turn.
- * Each time the sort must return BS_ERR_DEVICE, name the failed call and the
- * runtime's error text, leave the pairs unchanged (so the caller can fall
- * back to the CPU), and free every device allocation, pinned buffer, stream
- * and event.  A missing driver must be reported as on a machine without one.
+ * allocation, copy and kernel launch of a sort made to fail in turn, for a
+ * sort in place (the caller's pairs registered) and one in chunks through
+ * the staging buffers.  Each time the sort must return BS_ERR_DEVICE, name
+ * the failed call and the runtime's error text, leave the pairs unchanged
+ * (so the caller can fall back to the CPU; a failed copy writes half its
+ * destination first), and free every device allocation, pinned buffer,
+ * registration, stream and event.  A device lost while the pairs are copied
+ * back is BS_ERR_DEVICE_LOST; pairs the driver will not register are staged.
+ * A missing driver must be reported as on a machine without one.
  */
 #include "cuda/pair_ops.cuh"
 #include "cuda_test.h"
@@ -16,14 +20,15 @@
 static const char *const expected_call[BS_EMU_OPS] = {
 	"cudaMalloc", "cudaMemcpyAsync failed: unspecified launch failure (719)",
 	"<<<>>> failed: unspecified launch failure (719)",
-	"cudaGetDeviceCount failed: CUDA driver version is insufficient for CUDA runtime version (35)"
+	"cudaGetDeviceCount failed: CUDA driver version is insufficient for CUDA runtime version (35)",
+	"cudaHostRegister"
 };
-static const char *const op_names[BS_EMU_OPS] = {"allocations", "copies", "launches", "device queries"};
+static const char *const op_names[BS_EMU_OPS] = {"allocations", "copies", "launches", "device queries", "registrations"};
 
-/* Make each operation of one kind fail in turn during a sort of n pairs in chunks. */
+/* Make each operation of one kind fail in turn during a sort of n pairs, in chunks or in place. */
 template<typename P>
 static void
-test_inject(bs_emu_op op, size_t n, bs_algorithm algo)
+test_inject(bs_emu_op op, size_t n, bs_algorithm algo, bool chunked)
 {
 	bs_options	opt = {BS_BACKEND_CUDA, algo, 1, NULL, NULL};
 	std::vector<P> input(n), a;
@@ -33,7 +38,8 @@ test_inject(bs_emu_op op, size_t n, bs_algorithm algo)
 	long		failed_at = 0;
 
 	gen_pairs(input.data(), n, GEN_RANDOM, 42);
-	bs_cuda_set_memory_limit(3 * bs_pair_ops<P>::tile * sizeof(P));
+	if (chunked)
+		bs_cuda_set_memory_limit(3 * bs_pair_ops<P>::tile * sizeof(P));
 	a = input;
 	before = bs_emu_op_count(op);
 	ok = cuda_sort(a.data(), n, &opt) == BS_OK;
@@ -53,13 +59,68 @@ test_inject(bs_emu_op op, size_t n, bs_algorithm algo)
 	/* and the next sort works again */
 	a = input;
 	ok = ok && cuda_sort(a.data(), n, &opt) == BS_OK && !same_pairs(a, input);
-	unit_report(ok && ops > 0, "cuda %s %s n=%zu: each of %ld %s failed in turn -> BS_ERR_DEVICE, "
+	unit_report(ok && ops > 0, "cuda %s %s n=%zu %s: each of %ld %s failed in turn -> BS_ERR_DEVICE, "
 				"call named, pairs unchanged, nothing leaked%s",
-				bs_algorithm_name(algo), shape_name((P *) 0), n, ops, op_names[op], ok ? "" : " (see below)");
+				bs_algorithm_name(algo), shape_name((P *) 0), n, chunked ? "in chunks" : "in place",
+				ops, op_names[op], ok ? "" : " (see below)");
 	if (!ok)
 		unit_note("failed at injection %ld: error \"%s\", live objects %ld",
 				  failed_at, bs_cuda_last_error(), bs_emu_live_objects());
 	bs_cuda_set_memory_limit(BS_CUDA_DEFAULT_LIMIT);
+}
+
+/*
+ * A device lost during the copy back of a sort in place: that copy and the
+ * one that would restore the pairs both fail, so the pairs cannot be
+ * trusted and the sort says so (BS_ERR_DEVICE_LOST), having freed
+ * everything.  Copies 1 and 2 put the pairs on the device and keep them.
+ */
+template<typename P>
+static void
+test_lost_device(size_t n)
+{
+	bs_options	opt = {BS_BACKEND_CUDA, BS_ALGO_BITONIC, 1, NULL, NULL};
+	std::vector<P> input(n), a;
+	bs_status	st;
+
+	gen_pairs(input.data(), n, GEN_RANDOM, 7);
+	a = input;
+	bs_emu_fail_from(BS_EMU_COPY, 3);
+	st = cuda_sort(a.data(), n, &opt);
+	bs_emu_fail_from(BS_EMU_COPY, 0);
+	unit_report(st == BS_ERR_DEVICE_LOST &&
+				strstr(bs_cuda_last_error(), expected_call[BS_EMU_COPY]) != NULL &&
+				bs_emu_live_objects() == 0 && bs_emu_device_bytes() == 0,
+				"cuda %s n=%zu in place, the device lost during the copy back -> BS_ERR_DEVICE_LOST, "
+				"call named, nothing leaked (error \"%s\")", shape_name((P *) 0), n, bs_cuda_last_error());
+	a = input;
+	unit_report(cuda_sort(a.data(), n, &opt) == BS_OK && sorted_same(a, input),
+				"cuda %s n=%zu: the next sort works again", shape_name((P *) 0), n);
+}
+
+/* Pairs the driver will not register are sorted through the staging buffers, registered otherwise. */
+template<typename P>
+static void
+test_register_refused(size_t n)
+{
+	bs_options	opt = {BS_BACKEND_CUDA, BS_ALGO_BITONIC, 1, NULL, NULL};
+	std::vector<P> input(n), a;
+	long		regs = bs_emu_op_count(BS_EMU_REGISTER),
+				allocs = bs_emu_op_count(BS_EMU_ALLOC);
+	bool		in_place;
+
+	gen_pairs(input.data(), n, GEN_RANDOM, 11);
+	a = input;
+	in_place = cuda_sort(a.data(), n, &opt) == BS_OK && sorted_same(a, input) &&
+		bs_emu_op_count(BS_EMU_REGISTER) == regs + 1 && bs_emu_op_count(BS_EMU_ALLOC) == allocs + 2;
+	a = input;
+	allocs = bs_emu_op_count(BS_EMU_ALLOC);
+	bs_emu_fail_nth(BS_EMU_REGISTER, 1);
+	unit_report(in_place && cuda_sort(a.data(), n, &opt) == BS_OK && sorted_same(a, input) &&
+				bs_emu_op_count(BS_EMU_ALLOC) == allocs + 3 && bs_cuda_last_error()[0] == '\0' &&
+				bs_emu_live_objects() == 0,
+				"cuda %s n=%zu: registered and sorted in place (2 device allocations); "
+				"not registrable -> staged (device + 2 pinned), sorted, no error", shape_name((P *) 0), n);
 }
 
 /* No driver: the device query fails, and both the info and a sort say why. */
@@ -117,12 +178,17 @@ test_signal_mask(void)
 int
 main(void)
 {
-	for (int op = BS_EMU_ALLOC; op <= BS_EMU_LAUNCH; op++)
-		for (int a = BS_ALGO_BITONIC; a <= BS_ALGO_ADAPTIVE; a++)
-		{
-			test_inject<bs_pair32>((bs_emu_op) op, 5 * 4096 + 123, (bs_algorithm) a);
-			test_inject<bs_pair64>((bs_emu_op) op, 5 * 2048 + 77, (bs_algorithm) a);
-		}
+	for (int chunked = 0; chunked <= 1; chunked++)
+		for (int op = BS_EMU_ALLOC; op <= BS_EMU_LAUNCH; op++)
+			for (int a = BS_ALGO_BITONIC; a <= BS_ALGO_ADAPTIVE; a++)
+			{
+				test_inject<bs_pair32>((bs_emu_op) op, 5 * 4096 + 123, (bs_algorithm) a, chunked);
+				test_inject<bs_pair64>((bs_emu_op) op, 5 * 2048 + 77, (bs_algorithm) a, chunked);
+			}
+	test_lost_device<bs_pair32>(3 * 4096 + 5);
+	test_lost_device<bs_pair64>(3 * 2048 + 5);
+	test_register_refused<bs_pair32>(2 * 4096 + 9);
+	test_register_refused<bs_pair64>(2 * 2048 + 9);
 	test_no_driver();
 	test_signal_mask();
 	return cuda_test_exit();
