@@ -110,3 +110,23 @@ SET bitonic_sort.device = auto;
 SELECT gpu_sort(a) = ARRAY(SELECT x FROM unnest(a) x ORDER BY x) AS auto_sorts
 FROM (SELECT array_agg((i * 7919) % 100003) AS a FROM generate_series(1, 100000) i) s;
 RESET bitonic_sort.device;
+
+-- pairs the driver will not register are staged instead: no warning, same answer
+SET bitonic_sort.emu_fail = 'register:1';
+SELECT gpu_sort(a) = ARRAY(SELECT x FROM unnest(a) x ORDER BY x) AS staged
+FROM (SELECT array_agg((i * 7919) % 100003) AS a FROM generate_series(1, 100000) i) s;
+RESET bitonic_sort.emu_fail;
+
+-- device = auto with a usable device: 64-bit keys sorted alone stay on the
+-- CPU (vqsort), pairs go to the GPU
+SET bitonic_sort.device = auto;
+SET enable_sort = off;
+CREATE TABLE emu_keys AS SELECT ((i * 7919) % 100003)::int8 AS a, i AS id FROM generate_series(1, 100000) i;
+ANALYZE emu_keys;
+EXPLAIN (COSTS OFF) SELECT a FROM emu_keys ORDER BY a;
+EXPLAIN (COSTS OFF) SELECT a, id FROM emu_keys ORDER BY a;
+SELECT array_agg(a) = (SELECT array_agg(a ORDER BY a) FROM emu_keys) AS keys_alone_sorted
+FROM (SELECT a FROM emu_keys ORDER BY a) s;
+DROP TABLE emu_keys;
+RESET enable_sort;
+RESET bitonic_sort.device;

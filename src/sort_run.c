@@ -254,17 +254,23 @@ run_sort(bool wide, void *pairs, size_t n)
 }
 
 /*
- * Whether a sort of n pairs would run vqsort on the CPU, which sorts 64-bit
- * keys alone as well (BitonicSortKeys64).
+ * Whether 64-bit keys alone (no pointers) of a sort of n are sorted, by
+ * vqsort on the CPU (BitonicSortKeys64): where the CPU would run vqsort, and
+ * under device = auto also where a GPU would take the pairs — on an H100
+ * with 16 cores, keys alone on the CPU took 545 ms against 846 ms on the GPU
+ * for SELECT a … ORDER BY a of 10M int8, and 687 against 1092 ms for
+ * SELECT DISTINCT a.  Never under device = gpu.
  */
 bool
 BitonicSortsKeysAlone(size_t n)
 {
-	bs_backend	backend;
-	bs_algorithm algorithm;
+	bs_algorithm algorithm = (bs_algorithm) bitonic_sort_algorithm;
 
-	BitonicSortChoice((double) n, &backend, &algorithm);
-	return backend == BS_BACKEND_CPU && algorithm == BS_ALGO_VQSORT;
+	if (bitonic_sort_device == BITONIC_DEVICE_GPU)
+		return false;
+	if (algorithm == BS_ALGO_AUTO)
+		algorithm = bs_choose_algorithm(BS_BACKEND_CPU, n);
+	return algorithm == BS_ALGO_VQSORT;
 }
 
 /* Sort 64-bit keys alone, ascending, where BitonicSortsKeysAlone(n). */
@@ -275,6 +281,7 @@ BitonicSortKeys64(uint64 *keys, size_t n)
 
 	Assert(BitonicSortsKeysAlone(n));
 	prepare_options(&opt, n);
+	opt.backend = BS_BACKEND_CPU;
 	report_status(bs_cpu_vqsort_keys64((uint64_t *) keys, n, &opt), &opt);
 }
 

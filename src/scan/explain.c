@@ -109,8 +109,15 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* the node hands out the first row of each first key: a Unique done here (unique.c) */
 	if (state->keys.unique)
 		ExplainPropertyBool("Unique", true, es);
-	BitonicSortDescribe(es->analyze ? (double) state->ntuples : BitonicScanInputRows(state),
-						&backend, &algorithm);
+	if (state->values != NULL)
+	{
+		/* keys alone are sorted by vqsort on the CPU, whatever takes pairs */
+		backend = "cpu";
+		algorithm = bs_algorithm_name(BS_ALGO_VQSORT);
+	}
+	else
+		BitonicSortDescribe(es->analyze ? (double) state->ntuples : BitonicScanInputRows(state),
+							&backend, &algorithm);
 	ExplainPropertyText("Backend", backend, es);
 	ExplainPropertyText("Algorithm", algorithm, es);
 	ExplainPropertyText("Normalized Key", BitonicKeyKindName(state->ms.kind), es);
