@@ -192,14 +192,22 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 	cpath->path.total_cost = startup + run;
 }
 
+/* The sort of the first column alone, as the executor sets it up: its key kind and key function. */
+static void
+first_key_sort(BitonicMultiSort *ms, Oid typid, Oid sortop, Oid collation, bool nulls_first)
+{
+	BitonicSortColumn col = {typid, sortop, collation, nulls_first};
+
+	BitonicMultiSortInit(ms, 1, &col, CurrentMemoryContext);
+}
+
 /* How the first column becomes the pairs' key; *libc_text: sorted by strcoll on threads. */
 static BitonicKeyKind
 first_key_kind(Oid typid, Oid sortop, Oid collation, bool nulls_first, bool *libc_text)
 {
-	BitonicSortColumn col = {typid, sortop, collation, nulls_first};
 	BitonicMultiSort ms;
 
-	BitonicMultiSortInit(&ms, 1, &col, CurrentMemoryContext);
+	first_key_sort(&ms, typid, sortop, collation, nulls_first);
 	*libc_text = ms.libc_text.usable;
 	return ms.kind;
 }
@@ -226,11 +234,10 @@ BitonicPathKeyExact(const CustomPath *cpath)
 	List	   *collations = lthird(cpath->custom_private);
 	List	   *nulls_first = lfourth(cpath->custom_private);
 	Expr	   *first_expr = list_nth(stored->pathtarget->exprs, linitial_int(attnos) - 1);
-	BitonicSortColumn col = {exprType((Node *) first_expr), linitial_oid(sortops),
-		linitial_oid(collations), linitial_int(nulls_first) != 0};
 	BitonicMultiSort ms;
 
-	BitonicMultiSortInit(&ms, 1, &col, CurrentMemoryContext);
+	first_key_sort(&ms, exprType((Node *) first_expr), linitial_oid(sortops),
+				   linitial_oid(collations), linitial_int(nulls_first) != 0);
 	return (ms.kind == BITONIC_KIND_EXACT32 || ms.kind == BITONIC_KIND_EXACT64) &&
 		ms.key_of != NULL;
 }
