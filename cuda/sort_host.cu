@@ -64,8 +64,6 @@ job_release(bs_gpu_job<P> *job)
 		if (job->stage[i])
 			ok &= bs_cuda_check(cudaFreeHost(job->stage[i]), "cudaFreeHost");
 	}
-	if (job->registered)
-		ok &= bs_cuda_check(cudaHostUnregister(job->registered), "cudaHostUnregister");
 	if (job->keep)
 		ok &= bs_cuda_check(cudaFree(job->keep), "cudaFree");
 	if (job->dev)
@@ -74,6 +72,9 @@ job_release(bs_gpu_job<P> *job)
 		ok &= bs_cuda_check(cudaFree(job->scratch), "cudaFree");
 	if (job->stream)
 		ok &= bs_cuda_check(cudaStreamDestroy(job->stream), "cudaStreamDestroy");
+	/* last: cudaFree has waited for the device, so no copy still reads the pairs */
+	if (job->registered)
+		ok &= bs_cuda_check(cudaHostUnregister(job->registered), "cudaHostUnregister");
 	return ok;
 }
 
@@ -252,6 +253,9 @@ sort_in_place(P *pairs, size_t n, bs_algorithm algo)
 		ok = false;
 		back = bs_cuda_check(cudaMemcpy(pairs, job.keep, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
 	}
+	/* a failure may leave copies of the pairs queued: none runs once the caller has them back */
+	if (!ok && job.stream)
+		(void) bs_cuda_check(cudaStreamSynchronize(job.stream), "cudaStreamSynchronize");
 	ok &= job_release(&job);
 	if (!back)
 		return BS_ERR_DEVICE_LOST;

@@ -290,11 +290,13 @@ cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
 	uintptr_t	a = (uintptr_t) ptr;
 	auto		next = mem.registered.lower_bound(a);
+	auto		region = mem.regions.lower_bound(a);	/* the first allocation at or after ptr */
 
 	(void) flags;
 	if (inject(BS_EMU_REGISTER))
 		return fail(cudaErrorNotSupported);
-	if (ptr == nullptr || size == 0 || region_find(a) != nullptr || region_find(a + size - 1) != nullptr)
+	if (ptr == nullptr || size == 0 || region_find(a) != nullptr || region_find(a + size - 1) != nullptr ||
+		(region != mem.regions.end() && region->first < a + size))
 		return fail(cudaErrorInvalidValue);
 	if ((next != mem.registered.end() && next->first < a + size) ||
 		(next != mem.registered.begin() && std::prev(next)->first + std::prev(next)->second > a))

@@ -63,7 +63,8 @@ typedef enum bs_status
 	BS_ERR_NOMEM,				/* an allocation failed */
 	BS_ERR_TOO_MANY,			/* n exceeds BS_MAX_PAIRS */
 	BS_ERR_UNSUPPORTED,			/* algorithm or backend not available in this build */
-	BS_ERR_DEVICE,				/* the GPU backend failed; the pairs are unchanged */
+	BS_ERR_DEVICE,				/* the GPU backend failed; the pairs are unchanged (or, where only
+								 * freeing its resources failed, already sorted) */
 	BS_ERR_DEVICE_LOST			/* the GPU failed while writing the pairs back: they are lost */
 } bs_status;
 

@@ -123,6 +123,31 @@ test_register_refused(size_t n)
 				"not registrable -> staged (device + 2 pinned), sorted, no error", shape_name((P *) 0), n);
 }
 
+/* The emulator's registrations: overlaps and ranges holding an allocation refused, as on a GPU. */
+static void
+test_register_rules(void)
+{
+	std::vector<char> host(1 << 16);
+	void	   *pinned;
+	char	   *p = host.data();
+	bool		ok;
+
+	ok = cudaHostRegister(p, 4096, cudaHostRegisterDefault) == cudaSuccess &&
+		cudaHostRegister(p + 2048, 4096, cudaHostRegisterDefault) == cudaErrorHostMemoryAlreadyRegistered &&
+		cudaHostRegister(p + 4096, 4096, cudaHostRegisterDefault) == cudaSuccess &&
+		cudaHostUnregister(p + 8) == cudaErrorHostMemoryNotRegistered &&
+		cudaHostUnregister(p) == cudaSuccess && cudaHostUnregister(p + 4096) == cudaSuccess;
+	(void) cudaGetLastError();
+	ok = ok && cudaMallocHost(&pinned, 256) == cudaSuccess;
+	ok = ok && cudaHostRegister((char *) pinned - 8192, 16384, cudaHostRegisterDefault) == cudaErrorInvalidValue &&
+		cudaHostRegister(pinned, 64, cudaHostRegisterDefault) == cudaErrorInvalidValue &&
+		cudaFreeHost(pinned) == cudaSuccess;
+	(void) cudaGetLastError();
+	unit_report(ok && bs_emu_live_objects() == 0,
+				"emulated cudaHostRegister: an overlap, a range holding or inside an allocation refused; "
+				"unregistering an unregistered pointer refused; nothing left registered");
+}
+
 /* No driver: the device query fails, and both the info and a sort say why. */
 static void
 test_no_driver(void)
@@ -189,6 +214,7 @@ main(void)
 	test_lost_device<bs_pair64>(3 * 2048 + 5);
 	test_register_refused<bs_pair32>(2 * 4096 + 9);
 	test_register_refused<bs_pair64>(2 * 2048 + 9);
+	test_register_rules();
 	test_no_driver();
 	test_signal_mask();
 	return cuda_test_exit();
