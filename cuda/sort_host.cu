@@ -223,7 +223,7 @@ sort_chunks(bs_gpu_job<P> *job, const P *pairs, P *runs, size_t n, bs_algorithm 
  */
 template<typename P>
 static bs_status
-sort_in_place(P *pairs, size_t n, bs_algorithm algo)
+sort_in_place(P *pairs, size_t n, bs_algorithm algo, size_t scratch_bytes)
 {
 	bs_gpu_job<P> job;
 	size_t		bytes = n * sizeof(P);
@@ -236,7 +236,7 @@ sort_in_place(P *pairs, size_t n, bs_algorithm algo)
 		return BS_ERR_UNSUPPORTED;
 	}
 	job.registered = pairs;
-	job.scratch_bytes = bs_gpu_scratch_bytes<P>(n, algo);
+	job.scratch_bytes = scratch_bytes;
 	ok = bs_cuda_check(cudaStreamCreateWithFlags(&job.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags") &&
 		bs_cuda_check(cudaMalloc((void **) &job.dev, bytes), "cudaMalloc") &&
 		bs_cuda_check(cudaMalloc((void **) &job.keep, bytes), "cudaMalloc") &&
@@ -272,7 +272,8 @@ static bs_status
 cuda_sort(P *pairs, size_t n, const bs_options *opt)
 {
 	bs_gpu_job<P> job;
-	size_t		budget;
+	size_t		budget,
+				scratch;		/* in place: the algorithm's scratch for all n */
 	P		   *runs;
 	bool		ok;
 
@@ -285,9 +286,10 @@ cuda_sort(P *pairs, size_t n, const bs_options *opt)
 		return BS_ERR_DEVICE;
 	if (n < 2)
 		return BS_OK;
-	if (2 * n * sizeof(P) + bs_gpu_scratch_bytes<P>(n, opt->algorithm) <= budget)
+	scratch = bs_gpu_scratch_bytes<P>(n, opt->algorithm);
+	if (2 * n * sizeof(P) + scratch <= budget)
 	{
-		bs_status	st = sort_in_place(pairs, n, opt->algorithm);
+		bs_status	st = sort_in_place(pairs, n, opt->algorithm, scratch);
 
 		if (st != BS_ERR_UNSUPPORTED)
 			return st;

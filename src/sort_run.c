@@ -140,6 +140,15 @@ prepare_options(bs_options *opt, size_t n)
 	opt->comparisons = NULL;
 }
 
+/* bitonic_sort.algorithm for a sort of n pairs on backend, auto resolved. */
+static bs_algorithm
+algorithm_on(bs_backend backend, size_t n)
+{
+	bs_algorithm algorithm = (bs_algorithm) bitonic_sort_algorithm;
+
+	return algorithm == BS_ALGO_AUTO ? bs_choose_algorithm(backend, n) : algorithm;
+}
+
 /*
  * The backend and algorithm a sort of about n pairs uses, for the planner
  * and EXPLAIN; never an ERROR (a plan must work whatever the device setting).
@@ -150,9 +159,7 @@ BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm)
 	size_t		pairs = n < 0 ? 0 : (size_t) n;
 
 	*backend = choose_backend(pairs);
-	*algorithm = (bs_algorithm) bitonic_sort_algorithm;
-	if (*algorithm == BS_ALGO_AUTO)
-		*algorithm = bs_choose_algorithm(*backend, pairs);
+	*algorithm = algorithm_on(*backend, pairs);
 }
 
 /* BitonicSortChoice as the names EXPLAIN prints. */
@@ -264,13 +271,8 @@ run_sort(bool wide, void *pairs, size_t n)
 bool
 BitonicSortsKeysAlone(size_t n)
 {
-	bs_algorithm algorithm = (bs_algorithm) bitonic_sort_algorithm;
-
-	if (bitonic_sort_device == BITONIC_DEVICE_GPU)
-		return false;
-	if (algorithm == BS_ALGO_AUTO)
-		algorithm = bs_choose_algorithm(BS_BACKEND_CPU, n);
-	return algorithm == BS_ALGO_VQSORT;
+	return bitonic_sort_device != BITONIC_DEVICE_GPU &&
+		algorithm_on(BS_BACKEND_CPU, n) == BS_ALGO_VQSORT;
 }
 
 /* Sort 64-bit keys alone, ascending, where BitonicSortsKeysAlone(n). */

@@ -295,7 +295,8 @@ cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 	(void) flags;
 	if (inject(BS_EMU_REGISTER))
 		return fail(cudaErrorNotSupported);
-	if (ptr == nullptr || size == 0 || region_find(a) != nullptr || region_find(a + size - 1) != nullptr ||
+	/* an allocation holding ptr, or one starting inside the range */
+	if (ptr == nullptr || size == 0 || region_find(a) != nullptr ||
 		(region != mem.regions.end() && region->first < a + size))
 		return fail(cudaErrorInvalidValue);
 	if ((next != mem.registered.end() && next->first < a + size) ||
