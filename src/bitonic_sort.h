@@ -31,6 +31,7 @@ extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern bool bitonic_sort_enable;
 extern int	bitonic_sort_min_rows;
 extern bool bitonic_sort_huge_pages;
+extern bool bitonic_sort_heap_read;
 extern int	bitonic_sort_max_threads;
 extern void BitonicGucInit(void);
 

@@ -27,6 +27,7 @@ static const struct config_enum_entry test_fault_options[] = {
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
+bool		bitonic_sort_heap_read = true;
 int			bitonic_sort_max_threads = 8;
 
 static const struct config_enum_entry device_options[] = {
@@ -149,6 +150,16 @@ BitonicGucInit(void)
 							 "Tuple blocks and key/pointer pairs of 2 MB and more are mapped from the pool of "
 							 "2 MB pages that vm.nr_hugepages reserves; without free pages there, ordinary memory is used.",
 							 &bitonic_sort_huge_pages,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("bitonic_sort.heap_read",
+							 "Lets a BitonicSort node read the pages of a plain sequential scan below it itself.",
+							 "The node then takes each visible row straight from its page instead of one at a "
+							 "time through the scan node; the plan and the rows are the same.",
+							 &bitonic_sort_heap_read,
 							 true,
 							 PGC_USERSET,
 							 0,

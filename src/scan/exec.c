@@ -4,10 +4,13 @@
  * worker thread (ingest.c), keys the first sort column of each batch of
  * rows, sorts key/locator pairs (multikey.c) and returns the rows in that
  * order, forward or backward.  Where the rows outgrow work_mem it hands
- * them to tuplesort (spill.c).  The other executor files call nothing here.
+ * them to tuplesort (spill.c).  Over a plain sequential scan of a heap
+ * table it reads the table's pages itself (heap_read.c).  The other
+ * executor files call nothing here.
  */
 #include "scan/exec.h"
 #include "scan/explain.h"
+#include "scan/heap_read.h"
 #include "scan/ingest.h"
 #include "scan/node.h"
 #include "scan/place.h"
@@ -162,6 +165,8 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 	BitonicStoreInit(&state->store, state->cxt);
 	/* one column whose key is its value: keys alone, no rows stored */
 	(void) BitonicValuesStart(state, estate);
+	/* a sequential scan below: the node may read its pages itself */
+	state->heap = BitonicHeapReadInit(child, state->keys.attnos[0]);
 	state->phase = BITONIC_PHASE_EMPTY;
 	state->pos = -1;
 }
@@ -328,14 +333,83 @@ input_ms(PlanState *child)
 	return INSTR_TIME_GET_MILLISEC(child->instrument->counter);
 }
 
+/* How the node takes one input row; false, the row not taken, where it must spill. */
+typedef bool (*BitonicAddRow) (BitonicScanState *state, TupleTableSlot *slot);
+
+/* Hand the rows to tuplesort, from this row on (add refused it). */
+static void
+spill_from(BitonicScanState *state, TupleTableSlot *slot)
+{
+	spill(state);
+	tuplesort_puttupleslot(state->tuplesort, slot);
+}
+
+/*
+ * Take one row of a page the node read itself: its key read straight from
+ * the tuple where the node keeps keys alone or stages whole rows by their
+ * address in the page; otherwise the row as the scan would return it, to
+ * add.  False as add.
+ */
+static bool
+add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRow add)
+{
+	BitonicHeapRead *heap = state->heap;
+	AttrNumber	attno = BitonicHeapReadKeyAttno(heap);
+	bool		isnull;
+	Datum		value;
+	uint64		key;
+
+	if (attno > 0 && state->values != NULL)
+	{
+		value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
+		return BitonicValuesAddValue(state, value, isnull);
+	}
+	if (state->ingest == NULL || !BitonicHeapReadRowsAsIs(heap) ||
+		!BitonicIngestStagesHeapRow(row->t_len))
+		return add(state, BitonicHeapReadSlot(heap, row, buffer));
+	value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
+	key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+	if (!BitonicIngestPageRow(state, row, buffer, key, isnull))
+		return false;
+	cut_when_due(state);
+	return true;
+}
+
+/* read_input from the pages of the table, read by the node itself. */
+static void
+read_heap_input(BitonicScanState *state, BitonicAddRow add)
+{
+	BitonicHeapRead *heap = state->heap;
+	BitonicHeapPage *page;
+
+	while ((page = BitonicHeapReadPage(heap)) != NULL)
+	{
+		for (int i = 0; i < page->nrows; i++)
+		{
+			HeapTuple	row = &page->rows[i];
+
+			if (state->tuplesort != NULL)
+				tuplesort_puttupleslot(state->tuplesort,
+									   BitonicHeapReadSlot(heap, row, page->buffer));
+			else if (!add_heap_row(state, row, page->buffer, add))
+				spill_from(state, BitonicHeapReadSlot(heap, row, page->buffer));
+		}
+	}
+	BitonicHeapReadEnd(heap);
+}
+
 /*
  * Read the whole input: each row to add, until add refuses one (memory or
  * locators are used up), which goes to tuplesort with every row after it.
  */
 static void
-read_input(BitonicScanState *state, PlanState *child,
-		   bool (*add) (BitonicScanState *state, TupleTableSlot *slot))
+read_input(BitonicScanState *state, PlanState *child, BitonicAddRow add)
 {
+	if (state->heap != NULL && BitonicHeapReadBegin(state->heap))
+	{
+		read_heap_input(state, add);
+		return;
+	}
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(child);
@@ -345,10 +419,7 @@ read_input(BitonicScanState *state, PlanState *child,
 		if (state->tuplesort != NULL)
 			tuplesort_puttupleslot(state->tuplesort, slot);
 		else if (!add(state, slot))
-		{
-			spill(state);
-			tuplesort_puttupleslot(state->tuplesort, slot);
-		}
+			spill_from(state, slot);
 	}
 }
 

@@ -4,6 +4,7 @@
  * with ANALYZE the memory, the time per phase and whether it spilled.
  */
 #include "scan/explain.h"
+#include "scan/heap_read.h"
 
 #include "commands/explain.h"
 #include "nodes/nodeFuncs.h"
@@ -138,6 +139,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Key Ranges", NULL, state->placed_ranges, es);
 		ExplainPropertyInteger("Key Range Cuts", NULL, state->range_cuts, es);
 	}
+	/* the input's table pages read by the node itself, not through its scan (heap_read.c) */
+	if (state->heap != NULL && BitonicHeapReadPages(state->heap) > 0)
+		ExplainPropertyInteger("Heap Pages Read", NULL, (int64) BitonicHeapReadPages(state->heap), es);
 	/* the order handed out while its later parts were sorted (sort_parts.c) */
 	if (state->sort_parts > 0)
 		ExplainPropertyInteger("Sort Parts", NULL, state->sort_parts, es);

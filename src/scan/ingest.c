@@ -399,6 +399,54 @@ place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool 
 }
 
 /*
+ * Stage one keyed row whose bytes src names (in the pinned page `page`, or
+ * formed from slot when page is invalid), handing the buffer to the worker
+ * when full; false, the row not taken, when the rows have outgrown
+ * work_mem or the store can name no more (the caller spills).
+ */
+static bool
+stage_row(BitonicScanState *state, TupleTableSlot *slot, const BitonicRowSource *src,
+		  Buffer page, uint64 key, bool isnull)
+{
+	size_t		need = sizeof(StagedRow) + MAXALIGN(src->len);
+	StageBuffer *buf = &state->ingest->buffers[state->ingest->filling];
+	StagedRow  *staged;
+
+	/* room for the row copied in, whether or not it is */
+	if (buf->used + need > BITONIC_STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
+	{
+		if (!hand_over(state))
+			return false;
+	}
+	buf = &state->ingest->buffers[state->ingest->filling];
+	staged = (StagedRow *) (buf->data + buf->used);
+	staged->key = key;
+	staged->isnull = isnull;
+	staged->len = (uint32) src->len;
+	if (BufferIsValid(page))
+	{
+		if (needs_pin(buf, page))
+		{
+			IncrBufferRefCount(page);
+			buf->pins[buf->npins++] = page;
+		}
+		staged->bytes = src->bytes;
+	}
+	else
+	{
+		staged->bytes = NULL;
+		BitonicRowWrite(slot, src, (MinimalTuple) (staged + 1));
+	}
+	buf->used += staged_size(staged);
+	/* the worker read these lines last: ask for them well before they are written */
+	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH);
+	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH + 64);
+	buf->nrows++;
+	state->ntuples++;
+	return true;
+}
+
+/*
  * Take one input row: key it and stage it, handing the buffer to the worker
  * when full; false, the row not taken, when the rows have outgrown
  * work_mem or the store can name no more (the caller spills and gives the
@@ -411,56 +459,43 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	Datum		value = slot_getattr(slot, state->keys.attnos[0], &isnull);
 	uint64		key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
 	BitonicRowSource src;
-	Buffer		page;
-	StageBuffer *buf;
-	StagedRow  *staged;
-	size_t		need;
+	bool		taken;
 
 	BitonicRowOpen(slot, &src);
-	need = sizeof(StagedRow) + MAXALIGN(src.len);
-	if (need > STAGE_ROW_MAX)
+	if (sizeof(StagedRow) + MAXALIGN(src.len) > STAGE_ROW_MAX)
 	{
 		BitonicRowClose(&src);
 		return place_large_row(state, slot, key, isnull);
 	}
-	page = row_page(slot, &src);
-	buf = &state->ingest->buffers[state->ingest->filling];
-	/* room for the row copied in, whether or not it is */
-	if (buf->used + need > BITONIC_STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
-	{
-		if (!hand_over(state))
-		{
-			BitonicRowClose(&src);
-			return false;
-		}
-	}
-	buf = &state->ingest->buffers[state->ingest->filling];
-	staged = (StagedRow *) (buf->data + buf->used);
-	staged->key = key;
-	staged->isnull = isnull;
-	staged->len = (uint32) src.len;
-	if (BufferIsValid(page))
-	{
-		if (needs_pin(buf, page))
-		{
-			IncrBufferRefCount(page);
-			buf->pins[buf->npins++] = page;
-		}
-		staged->bytes = src.bytes;
-	}
-	else
-	{
-		staged->bytes = NULL;
-		BitonicRowWrite(slot, &src, (MinimalTuple) (staged + 1));
-	}
+	taken = stage_row(state, slot, &src, row_page(slot, &src), key, isnull);
 	BitonicRowClose(&src);
-	buf->used += staged_size(staged);
-	/* the worker read these lines last: ask for them well before they are written */
-	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH);
-	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH + 64);
-	buf->nrows++;
-	state->ntuples++;
-	return true;
+	return taken;
+}
+
+/*
+ * Whether a heap row of t_len bytes is staged by its address
+ * (BitonicIngestPageRow); a larger one goes through BitonicIngestRow.
+ */
+bool
+BitonicIngestStagesHeapRow(uint32 t_len)
+{
+	return sizeof(StagedRow) + MAXALIGN(t_len - MINIMAL_TUPLE_OFFSET) <= STAGE_ROW_MAX;
+}
+
+/*
+ * Take one keyed heap row that lies in the pinned page `page` (read by the
+ * node itself: heap_read.c), staged by its address; as BitonicIngestRow.
+ */
+bool
+BitonicIngestPageRow(BitonicScanState *state, HeapTuple row, Buffer page, uint64 key,
+					 bool isnull)
+{
+	BitonicRowSource src = {0};
+
+	Assert(BufferIsValid(page) && BitonicIngestStagesHeapRow(row->t_len));
+	src.bytes = (const char *) row->t_data + MINIMAL_TUPLE_OFFSET;
+	src.len = row->t_len - MINIMAL_TUPLE_OFFSET;
+	return stage_row(state, NULL, &src, page, key, isnull);
 }
 
 /*

@@ -8,8 +8,14 @@
 
 #include "scan/node.h"
 
+#include "access/htup.h"
+#include "storage/buf.h"
+
 extern void BitonicIngestStart(BitonicScanState *state);
 extern bool BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot);
+extern bool BitonicIngestStagesHeapRow(uint32 t_len);
+extern bool BitonicIngestPageRow(BitonicScanState *state, HeapTuple row, Buffer page,
+								 uint64 key, bool isnull);
 extern bool BitonicIngestDrain(BitonicScanState *state);
 extern void BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts);
 extern void BitonicIngestStop(BitonicScanState *state);

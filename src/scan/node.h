@@ -38,6 +38,7 @@ typedef enum BitonicScanPhase
 	BITONIC_PHASE_SPILLED		/* handed to tuplesort, which sorted them */
 } BitonicScanPhase;
 
+struct BitonicHeapRead;
 struct BitonicIngest;
 struct BitonicValues;
 
@@ -81,6 +82,7 @@ typedef struct BitonicScanState
 	size_t		cut_from;		/* first pair whose key the next cut samples */
 	struct BitonicIngest *ingest;	/* placement on a worker thread, or NULL (ingest.c) */
 	struct BitonicValues *values;	/* one column sorted as keys alone, or NULL (values.c) */
+	struct BitonicHeapRead *heap;	/* the input's table pages read by the node, or NULL (heap_read.c) */
 	size_t		mem_limit;		/* bytes the rows may take before the node spills */
 
 	/* spill */

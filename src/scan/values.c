@@ -77,10 +77,17 @@ BitonicValuesForget(BitonicScanState *state)
 bool
 BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot)
 {
-	BitonicValues *values = state->values;
-	double		expected = BitonicScanInputRows(state);
 	bool		isnull;
 	Datum		value = slot_getattr(slot, 1, &isnull);
+
+	return BitonicValuesAddValue(state, value, isnull);
+}
+
+/* Take one input row's value (its one column); as BitonicValuesAdd. */
+bool
+BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull)
+{
+	BitonicValues *values = state->values;
 
 	if (isnull)
 	{
@@ -89,6 +96,7 @@ BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot)
 	}
 	if (values->nkeys == values->cap)
 	{
+		double		expected = BitonicScanInputRows(state);
 		size_t		cap = values->cap == 0 ?
 			(size_t) Max(Min(expected * 1.05, (double) MaxAllocHugeSize / sizeof(uint64)), 1024.0) :
 			values->cap * 2;

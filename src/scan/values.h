@@ -10,6 +10,7 @@
 extern bool BitonicValuesStart(BitonicScanState *state, EState *estate);
 extern void BitonicValuesForget(BitonicScanState *state);
 extern bool BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot);
+extern bool BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull);
 extern void BitonicValuesSpill(BitonicScanState *state, Tuplesortstate *ts);
 extern void BitonicValuesSort(BitonicScanState *state);
 extern TupleTableSlot *BitonicValuesGet(BitonicScanState *state, size_t pos);

@@ -1,0 +1,155 @@
+-- A BitonicSort node over a plain sequential scan of a heap table reads the
+-- table's pages itself (src/scan/heap_read.c).  Every query here runs three
+-- ways: the node reading the pages, the node reading through the scan node
+-- (bitonic_sort.heap_read off) and PostgreSQL's own sort; the rows must be
+-- the same and in the same order, whatever the snapshot sees.
+CREATE EXTENSION IF NOT EXISTS bitonic_sort;
+CREATE EXTENSION IF NOT EXISTS dblink;
+SET max_parallel_workers_per_gather = 0;
+
+-- md5 of the query's rows: 'same' when the three ways agree and the node
+-- read the pages itself (pages) or through the scan (scan)
+CREATE FUNCTION hr_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  got text;
+  through_scan text;
+  native text;
+  pages bool := false;
+  line text;
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  PERFORM set_config('bitonic_sort.heap_read', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    pages := pages OR line LIKE '%Heap Pages Read%';
+  END LOOP;
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO got;
+  PERFORM set_config('bitonic_sort.heap_read', 'off', true);
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO through_scan;
+  PERFORM set_config('bitonic_sort.heap_read', 'on', true);
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO native;
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  IF got IS DISTINCT FROM native OR through_scan IS DISTINCT FROM native THEN
+    RETURN 'differs';
+  END IF;
+  RETURN CASE WHEN pages THEN 'same (pages)' ELSE 'same (scan)' END;
+END $$;
+
+-- EXPLAIN ANALYZE's lines about the scan and the node, times masked
+CREATE FUNCTION hr_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    CONTINUE WHEN line !~ 'Heap Pages|Seq Scan|BitonicSort|Rows Removed|Filter';
+    -- PostgreSQL 18 writes rows with two decimals
+    RETURN NEXT regexp_replace(btrim(line), '(rows=[0-9]+)\.00', '\1', 'g');
+  END LOOP;
+END $$;
+
+CREATE TABLE hr (id int, k int8, f float8, t text, big text) WITH (autovacuum_enabled = off);
+INSERT INTO hr
+  SELECT i, CASE WHEN i % 37 = 0 THEN NULL ELSE hashint4(i) % 5000 END,
+         hashint4(i + 1) / 1e5, md5(i::text),
+         CASE WHEN i % 5000 = 0 THEN repeat(md5(i::text), 3000) END
+  FROM generate_series(1, 60000) i;
+ANALYZE hr;
+SET enable_sort = off;
+SELECT * FROM hr_explain('SELECT * FROM hr ORDER BY k');
+-- the scan's quals are the node's to evaluate: the filtered rows are counted
+SELECT * FROM hr_explain('SELECT * FROM hr WHERE id > 20000 ORDER BY k');
+SELECT (SELECT relpages FROM pg_class WHERE relname = 'hr') = pg_relation_size('hr') / 8192 AS relpages_current;
+RESET enable_sort;
+
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS whole_rows,
+       hr_check('SELECT * FROM hr ORDER BY f DESC, id') AS float8_desc,
+       hr_check('SELECT id, k FROM hr ORDER BY k NULLS FIRST, id') AS projected,
+       hr_check('SELECT k FROM hr ORDER BY k') AS keys_alone,
+       hr_check('SELECT DISTINCT k FROM hr ORDER BY k') AS distinct_keys,
+       hr_check('SELECT id, md5(big) FROM hr WHERE k < 2000 AND t > ''5'' ORDER BY t COLLATE "C"') AS quals,
+       hr_check('SELECT ctid, id FROM hr ORDER BY k, id') AS system_column;
+
+-- dead rows, HOT chains and rows moved to other pages
+DELETE FROM hr WHERE id % 10 = 1;
+UPDATE hr SET k = k + 1 WHERE id % 10 = 2;
+UPDATE hr SET t = repeat(t, 4) WHERE id % 100 = 3;
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS after_updates,
+       hr_check('SELECT k FROM hr ORDER BY k') AS keys_after_updates;
+
+-- a transaction's own changes, and a cursor's older snapshot of them
+BEGIN;
+INSERT INTO hr SELECT i, i % 7, i, 'new' FROM generate_series(100001, 100500) i;
+DELETE FROM hr WHERE id % 10 = 4;
+UPDATE hr SET k = -k WHERE id % 10 = 5;
+SET LOCAL enable_sort = off;
+DECLARE hr_cur CURSOR FOR SELECT id, k FROM hr WHERE id % 10 = 6 ORDER BY k, id;
+SET LOCAL bitonic_sort.enable = off;
+SET LOCAL enable_sort = on;
+DECLARE hr_native CURSOR FOR SELECT id, k FROM hr WHERE id % 10 = 6 ORDER BY k, id;
+UPDATE hr SET k = 0 WHERE id % 10 = 6;
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS own_changes;
+-- the cursors see the rows as they were when declared (none of k 0)
+FETCH 4 FROM hr_cur;
+FETCH 4 FROM hr_native;
+COMMIT;
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS committed;
+
+-- another session's uncommitted changes are not seen; under REPEATABLE READ
+-- neither are its committed ones
+SELECT dblink_connect('hr_other', format('host=%s port=%s dbname=%s user=%s',
+  split_part(current_setting('unix_socket_directories'), ',', 1),
+  current_setting('port'), current_database(), current_user));
+SELECT dblink_exec('hr_other', 'BEGIN');
+SELECT dblink_exec('hr_other', 'DELETE FROM hr WHERE id % 10 = 7');
+SELECT dblink_exec('hr_other', 'INSERT INTO hr SELECT i, 1, 1, ''other'' FROM generate_series(200001, 200300) i');
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS others_uncommitted;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) AS rows_before FROM hr;
+SELECT dblink_exec('hr_other', 'COMMIT');
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS repeatable_read;
+SELECT count(*) AS rows_still FROM hr;
+COMMIT;
+SELECT count(*) AS rows_after FROM hr;
+SELECT dblink_disconnect('hr_other');
+
+-- SERIALIZABLE reads through the scan node (its predicate locks)
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS serializable;
+COMMIT;
+
+-- a dropped column and a column added with a default (missing in old rows)
+ALTER TABLE hr DROP COLUMN big;
+ALTER TABLE hr ADD COLUMN extra int DEFAULT 42;
+INSERT INTO hr SELECT i, i % 11, 0, 'added', i FROM generate_series(300001, 300200) i;
+SELECT hr_check('SELECT * FROM hr ORDER BY extra, k, id') AS dropped_and_added,
+       hr_check('SELECT id, extra FROM hr ORDER BY extra DESC, id') AS missing_attribute;
+
+-- past work_mem the rows go to tuplesort as the scan would give them
+SET work_mem = '1MB';
+SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS spilled,
+       hr_check('SELECT k FROM hr ORDER BY k') AS keys_alone_spilled;
+RESET work_mem;
+
+-- a rescan with a changed parameter reads the pages again
+SELECT hr_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE k < g * 1000 ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) AS rescan;
+
+-- a temporary table (local buffers)
+CREATE TEMP TABLE hr_temp AS SELECT * FROM hr;
+SELECT hr_check('SELECT * FROM hr_temp ORDER BY k DESC, id') AS temp_table;
+
+-- the table's statistics count the scan and its rows as the scan node does
+SELECT pg_stat_force_next_flush();
+CREATE TEMP TABLE hr_stats AS
+  SELECT seq_scan, seq_tup_read FROM pg_stat_user_tables WHERE relname = 'hr';
+SET enable_sort = off;
+SELECT count(*) > 0 AS read FROM (SELECT * FROM hr ORDER BY k) s;
+SET bitonic_sort.heap_read = off;
+SELECT count(*) > 0 AS read FROM (SELECT * FROM hr ORDER BY k) s;
+RESET bitonic_sort.heap_read;
+RESET enable_sort;
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+SELECT s.seq_scan - b.seq_scan AS scans, (s.seq_tup_read - b.seq_tup_read) = 2 * (SELECT count(*) FROM hr) AS rows_counted
+  FROM pg_stat_user_tables s, hr_stats b WHERE s.relname = 'hr';
