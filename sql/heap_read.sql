@@ -135,6 +135,16 @@ RESET work_mem;
 -- a rescan with a changed parameter reads the pages again
 SELECT hr_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE k < g * 1000 ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) AS rescan;
 
+-- the scan's rescan tells its quals' hashed subplan that the parameter
+-- changed (it builds its hash table again), and counts the scan's loops
+CREATE TABLE hr_u AS
+  SELECT g AS c, x FROM generate_series(1, 3) g, generate_series(1, 40000, 7) x WHERE x % g = 0;
+ANALYZE hr_u;
+SELECT hr_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) AS rescan_hashed_subplan;
+SET enable_sort = off;
+SELECT * FROM hr_explain($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$);
+RESET enable_sort;
+
 -- a temporary table (local buffers)
 CREATE TEMP TABLE hr_temp AS SELECT * FROM hr;
 SELECT hr_check('SELECT * FROM hr_temp ORDER BY k DESC, id') AS temp_table;
@@ -153,3 +163,6 @@ SELECT pg_stat_force_next_flush();
 SELECT pg_stat_clear_snapshot();
 SELECT s.seq_scan - b.seq_scan AS scans, (s.seq_tup_read - b.seq_tup_read) = 2 * (SELECT count(*) FROM hr) AS rows_counted
   FROM pg_stat_user_tables s, hr_stats b WHERE s.relname = 'hr';
+
+-- order_by_locking creates dblink again
+DROP EXTENSION dblink;

@@ -158,7 +158,7 @@ BitonicGucInit(void)
 	DefineCustomBoolVariable("bitonic_sort.heap_read",
 							 "Lets a BitonicSort node read the pages of a plain sequential scan below it itself.",
 							 "The node then takes each visible row straight from its page instead of one at a "
-							 "time through the scan node; the plan and the rows are the same.",
+							 "time through the scan node; the plan and the rows are the same (ties in block order).",
 							 &bitonic_sort_heap_read,
 							 true,
 							 PGC_USERSET,

@@ -348,10 +348,11 @@ spill_from(BitonicScanState *state, TupleTableSlot *slot)
  * Take one row of a page the node read itself: its key read straight from
  * the tuple where the node keeps keys alone or stages whole rows by their
  * address in the page; otherwise the row as the scan would return it, to
- * add.  False as add.
+ * add, and *slot is that row (else NULL).  False as add.
  */
 static bool
-add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRow add)
+add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRow add,
+			 TupleTableSlot **slot)
 {
 	BitonicHeapRead *heap = state->heap;
 	AttrNumber	attno = BitonicHeapReadKeyAttno(heap);
@@ -359,6 +360,7 @@ add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRo
 	Datum		value;
 	uint64		key;
 
+	*slot = NULL;
 	if (attno > 0 && state->values != NULL)
 	{
 		value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
@@ -366,7 +368,11 @@ add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRo
 	}
 	if (state->ingest == NULL || !BitonicHeapReadRowsAsIs(heap) ||
 		!BitonicIngestStagesHeapRow(row->t_len))
-		return add(state, BitonicHeapReadSlot(heap, row, buffer));
+	{
+		*slot = BitonicHeapReadSlot(heap, row, buffer);
+		return add(state, *slot);
+	}
+	Assert(attno > 0);			/* the scan's rows are the table's */
 	value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
 	key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
 	if (!BitonicIngestPageRow(state, row, buffer, key, isnull))
@@ -387,12 +393,15 @@ read_heap_input(BitonicScanState *state, BitonicAddRow add)
 		for (int i = 0; i < page->nrows; i++)
 		{
 			HeapTuple	row = &page->rows[i];
+			TupleTableSlot *slot;
 
 			if (state->tuplesort != NULL)
 				tuplesort_puttupleslot(state->tuplesort,
 									   BitonicHeapReadSlot(heap, row, page->buffer));
-			else if (!add_heap_row(state, row, page->buffer, add))
-				spill_from(state, BitonicHeapReadSlot(heap, row, page->buffer));
+			else if (!add_heap_row(state, row, page->buffer, add, &slot))
+				/* the row as the scan gives it, projected once */
+				spill_from(state, slot != NULL ? slot :
+						   BitonicHeapReadSlot(heap, row, page->buffer));
 		}
 	}
 	BitonicHeapReadEnd(heap);
@@ -407,6 +416,12 @@ read_input(BitonicScanState *state, PlanState *child, BitonicAddRow add)
 {
 	if (state->heap != NULL && BitonicHeapReadBegin(state->heap))
 	{
+		/*
+		 * The scan's changed parameters reach its quals' and projection's
+		 * subplans through its rescan, which it would do on its next call
+		 */
+		if (child->chgParam != NULL)
+			ExecReScan(child);
 		read_heap_input(state, add);
 		return;
 	}

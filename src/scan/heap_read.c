@@ -25,7 +25,10 @@
  * from it: under SERIALIZABLE (predicate locks and conflict checks per
  * tuple), in an EvalPlanQual recheck (the scan returns the row under
  * recheck), for a snapshot that is not an MVCC one, for a table of another
- * access method, and when bitonic_sort.heap_read is off.
+ * access method, where the scan's target list calls a volatile function
+ * (the quals of a page run before its rows are projected), and when
+ * bitonic_sort.heap_read is off.  The scan's projection then runs in the
+ * node's time, not the scan's, in EXPLAIN ANALYZE.
  */
 #include "scan/heap_read.h"
 
@@ -34,6 +37,7 @@
 #include "access/xact.h"
 #include "executor/executor.h"
 #include "executor/instrument.h"
+#include "optimizer/optimizer.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
@@ -103,6 +107,9 @@ BitonicHeapReadInit(PlanState *child, AttrNumber key_column)
 	rel = scan->ss.ss_currentRelation;
 	if (rel == NULL || rel->rd_tableam != GetHeapamTableAmRoutine())
 		return NULL;
+	/* the page's quals run before its rows' projection: only where no call there can tell */
+	if (contain_volatile_functions((Node *) scan->ss.ps.plan->targetlist))
+		return NULL;
 	heap = palloc0(sizeof(BitonicHeapRead));
 	heap->scan = scan;
 	heap->rel = rel;
@@ -143,7 +150,8 @@ BitonicHeapReadBegin(BitonicHeapRead *heap)
 	heap->nblocks = RelationGetNumberOfBlocks(heap->rel);
 	heap->next_block = 0;
 	/* as a heap scan: a table larger than a quarter of shared_buffers reads through a ring */
-	heap->strategy = heap->nblocks > (BlockNumber) (NBuffers / 4) ?
+	heap->strategy = !RelationUsesLocalBuffers(heap->rel) &&
+		heap->nblocks > (BlockNumber) (NBuffers / 4) ?
 		GetAccessStrategy(BAS_BULKREAD) : NULL;
 #if PG_VERSION_NUM >= 170000
 	heap->stream = read_stream_begin_relation(READ_STREAM_SEQUENTIAL, heap->strategy,
@@ -154,10 +162,14 @@ BitonicHeapReadBegin(BitonicHeapRead *heap)
 	return true;
 }
 
-/* Release the page whose rows were taken (the node pinned what it keeps). */
+/*
+ * Release the page whose rows were taken (the node pinned what it keeps),
+ * and the scan's slot's hold on it.
+ */
 static void
 release_page(BitonicHeapRead *heap)
 {
+	ExecClearTuple(heap->scan->ss.ss_ScanTupleSlot);
 	if (BufferIsValid(heap->page.buffer))
 		ReleaseBuffer(heap->page.buffer);
 	heap->page.buffer = InvalidBuffer;
@@ -198,6 +210,11 @@ collect_visible(BitonicHeapRead *heap, Buffer buffer)
 	TestForOldSnapshot(heap->snapshot, heap->rel, page);
 #endif
 	maxoff = PageGetMaxOffsetNumber(page);
+	if (maxoff > MaxHeapTuplesPerPage)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of relation \"%s\" has %u line pointers, more than a heap page can hold",
+						block, RelationGetRelationName(heap->rel), (unsigned) maxoff)));
 	all_visible = PageIsAllVisible(page) && !heap->snapshot->takenDuringRecovery;
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
 	{
@@ -286,7 +303,6 @@ void
 BitonicHeapReadEnd(BitonicHeapRead *heap)
 {
 	release_page(heap);
-	ExecClearTuple(heap->scan->ss.ss_ScanTupleSlot);
 #if PG_VERSION_NUM >= 170000
 	if (heap->stream != NULL)
 		read_stream_end(heap->stream);
