@@ -43,7 +43,7 @@ CREATE FUNCTION hr_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    CONTINUE WHEN line !~ 'Heap Pages|Seq Scan|BitonicSort|Rows Removed|Filter';
+    CONTINUE WHEN line !~ 'Heap Pages|Seq Scan|BitonicSort|Rows Removed|Filter|Key Range';
     -- PostgreSQL 18 writes rows with two decimals
     RETURN NEXT regexp_replace(btrim(line), '(rows=[0-9]+)\.00', '\1', 'g');
   END LOOP;
@@ -144,6 +144,33 @@ SELECT hr_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT
 SET enable_sort = off;
 SELECT * FROM hr_explain($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$);
 RESET enable_sort;
+
+-- rows placed by key range: an estimate of 4M rows has the node place
+-- them; with one thread the backend copies each row from its page into its
+-- range's stream, with two it stages the row's address for the worker
+CREATE TABLE hr_placed AS
+  SELECT i AS id, (hashint4(i) % 3000)::int8 AS k, repeat('p', 40 + i % 50) AS pad
+  FROM generate_series(1, 100000) i;
+ANALYZE hr_placed;
+UPDATE pg_class SET reltuples = 4000000 WHERE relname = 'hr_placed';
+SET work_mem = '256MB';
+SET bitonic_sort.cpu_threads = 1;
+SET enable_sort = off;
+SELECT * FROM hr_explain('SELECT * FROM hr_placed ORDER BY k');
+RESET enable_sort;
+SELECT hr_check('SELECT * FROM hr_placed ORDER BY k DESC, id') AS placed_one_thread;
+SET enable_sort = off;
+SELECT (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr_placed ORDER BY k) s) =
+       (SELECT md5(string_agg(id::text, ',' ORDER BY k, id)) FROM hr_placed) AS ties_in_block_order;
+RESET enable_sort;
+SET bitonic_sort.cpu_threads = 2;
+SELECT hr_check('SELECT * FROM hr_placed ORDER BY k DESC, id') AS placed_on_worker;
+SET enable_sort = off;
+SELECT (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr_placed ORDER BY k) s) =
+       (SELECT md5(string_agg(id::text, ',' ORDER BY k, id)) FROM hr_placed) AS ties_on_worker;
+RESET enable_sort;
+RESET bitonic_sort.cpu_threads;
+RESET work_mem;
 
 -- a temporary table (local buffers)
 CREATE TEMP TABLE hr_temp AS SELECT * FROM hr;

@@ -262,6 +262,35 @@ cut_when_due(BitonicScanState *state)
 }
 
 /*
+ * Count the row just stored, whose locator is the batch's last, and key the
+ * batch when full.
+ */
+static void
+batch_row(BitonicScanState *state)
+{
+	state->ntuples++;
+	if (++state->nbatch == BITONIC_INGEST_BATCH)
+	{
+		key_batch(state);
+		state->peak_bytes = Max(state->peak_bytes, BitonicScanHeldBytes(state));
+		/* rows are placed by key range once the first rows' keys are in */
+		cut_when_due(state);
+	}
+}
+
+/*
+ * Spill where the rows the backend stores itself have outgrown work_mem
+ * (checked once per batch).
+ */
+static void
+spill_past_limit(BitonicScanState *state)
+{
+	if (state->ingest == NULL && state->tuplesort == NULL && state->nbatch == 0 &&
+		BitonicScanHeldBytes(state) > state->mem_limit)
+		spill(state);
+}
+
+/*
  * Add one child row to the store and its batch, keying the batch when it is
  * full, or hand it to the worker's placement; false, the row not taken,
  * when memory or the store's locators run out (the caller spills).  A cut
@@ -282,14 +311,7 @@ add_row(BitonicScanState *state, TupleTableSlot *slot)
 	stream = state->nranges > 0 ? BitonicPlaceStream(state, slot) : BITONIC_STORE_IN_ORDER;
 	if (!BitonicStoreAdd(&state->store, slot, stream, &state->batch[state->nbatch]))
 		return false;
-	state->ntuples++;
-	if (++state->nbatch == BITONIC_INGEST_BATCH)
-	{
-		key_batch(state);
-		state->peak_bytes = Max(state->peak_bytes, BitonicScanHeldBytes(state));
-		/* rows are placed by key range once the first rows' keys are in */
-		cut_when_due(state);
-	}
+	batch_row(state);
 	return true;
 }
 
@@ -344,11 +366,48 @@ spill_from(BitonicScanState *state, TupleTableSlot *slot)
 	tuplesort_puttupleslot(state->tuplesort, slot);
 }
 
+/* The pair key of a heap row's first sort column (the table's column). */
+static inline uint64
+heap_row_key(BitonicScanState *state, HeapTuple row, bool *isnull)
+{
+	BitonicHeapRead *heap = state->heap;
+	Datum		value = heap_getattr(row, BitonicHeapReadKeyAttno(heap),
+									 BitonicHeapReadTupleDesc(heap), isnull);
+
+	return *isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+}
+
 /*
- * Take one row of a page the node read itself: its key read straight from
- * the tuple where the node keeps keys alone or stages whole rows by their
- * address in the page; otherwise the row as the scan would return it, to
- * add, and *slot is that row (else NULL).  False as add.
+ * A heap row kept whole, copied into the store by the backend (no worker
+ * places rows); as add_row_within_limit.
+ */
+static bool
+store_heap_row(BitonicScanState *state, HeapTuple row)
+{
+	int			stream = BITONIC_STORE_IN_ORDER;
+
+	if (state->nranges > 0)
+	{
+		bool		isnull;
+		uint64		key = heap_row_key(state, row, &isnull);
+
+		stream = BitonicKeyStream(state->ranges, state->nranges, key, isnull);
+	}
+	if (!BitonicStoreAddBytes(&state->store, stream,
+							  (const char *) row->t_data + MINIMAL_TUPLE_OFFSET,
+							  row->t_len - MINIMAL_TUPLE_OFFSET, &state->batch[state->nbatch]))
+		return false;
+	batch_row(state);
+	spill_past_limit(state);
+	return true;
+}
+
+/*
+ * Take one row of a page the node read itself: as keys alone, its key read
+ * straight from the tuple; kept whole where the scan returns the table's
+ * rows, its bytes copied from the page or staged by their address; else
+ * the row as the scan would return it, to add, and *slot is that row (else
+ * NULL).  False as add.
  */
 static bool
 add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRow add,
@@ -357,24 +416,25 @@ add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRo
 	BitonicHeapRead *heap = state->heap;
 	AttrNumber	attno = BitonicHeapReadKeyAttno(heap);
 	bool		isnull;
-	Datum		value;
 	uint64		key;
 
 	*slot = NULL;
 	if (attno > 0 && state->values != NULL)
 	{
-		value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
+		Datum		value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
+
 		return BitonicValuesAddValue(state, value, isnull);
 	}
-	if (state->ingest == NULL || !BitonicHeapReadRowsAsIs(heap) ||
-		!BitonicIngestStagesHeapRow(row->t_len))
+	if (state->values != NULL || !BitonicHeapReadRowsAsIs(heap) ||
+		(state->ingest != NULL && !BitonicIngestStagesHeapRow(row->t_len)))
 	{
 		*slot = BitonicHeapReadSlot(heap, row, buffer);
 		return add(state, *slot);
 	}
 	Assert(attno > 0);			/* the scan's rows are the table's */
-	value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
-	key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+	if (state->ingest == NULL)
+		return store_heap_row(state, row);
+	key = heap_row_key(state, row, &isnull);
 	if (!BitonicIngestPageRow(state, row, buffer, key, isnull))
 		return false;
 	cut_when_due(state);
@@ -444,9 +504,7 @@ add_row_within_limit(BitonicScanState *state, TupleTableSlot *slot)
 {
 	if (!add_row(state, slot))
 		return false;
-	if (state->ingest == NULL && state->tuplesort == NULL && state->nbatch == 0 &&
-		BitonicScanHeldBytes(state) > state->mem_limit)
-		spill(state);
+	spill_past_limit(state);
 	return true;
 }
 

@@ -482,6 +482,21 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint
 }
 
 /*
+ * Copy a row's bytes (BitonicRowCopy's: a heap tuple's in a page the node
+ * read, heap_read.c) into the store; as BitonicStoreAdd.
+ */
+bool
+BitonicStoreAddBytes(BitonicTupleStore *store, int stream, const char *bytes, size_t len,
+					 uint32 *locator)
+{
+	MinimalTuple copy = reserve(store, stream, len, locator);
+
+	if (copy != NULL)
+		BitonicRowCopy(copy, bytes, len);
+	return copy != NULL;
+}
+
+/*
  * Copy a row's bytes (BitonicRowCopy's: a staged row, ingest.c) into
  * the stream and set *locator; false when the stream's chunk is full and a
  * new one would need a new block while !may_grow (a worker thread may place

@@ -104,6 +104,8 @@ extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
 extern void BitonicStoreCloseChunks(BitonicTupleStore *store);
 extern bool BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream,
 							uint32 *locator);
+extern bool BitonicStoreAddBytes(BitonicTupleStore *store, int stream, const char *bytes,
+								 size_t len, uint32 *locator);
 extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const char *bytes,
 							  size_t len, bool may_grow, uint32 *locator);
 extern void BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src);
