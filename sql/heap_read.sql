@@ -142,7 +142,9 @@ CREATE TABLE hr_u AS
 ANALYZE hr_u;
 SELECT hr_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) AS rescan_hashed_subplan;
 SET enable_sort = off;
-SELECT * FROM hr_explain($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$);
+SELECT regexp_replace(l, 'actual rows=[0-9.]+ ', '') AS loops
+  FROM hr_explain($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) l
+  WHERE l ~ 'Seq Scan on hr |BitonicSort|Heap Pages';
 RESET enable_sort;
 
 -- rows placed by key range: an estimate of 4M rows has the node place
