@@ -368,11 +368,9 @@ spill_from(BitonicScanState *state, TupleTableSlot *slot)
 
 /* The pair key of a heap row's first sort column (the table's column). */
 static inline uint64
-heap_row_key(BitonicScanState *state, HeapTuple row, bool *isnull)
+heap_row_key(BitonicScanState *state, const BitonicHeapPage *page, HeapTuple row, bool *isnull)
 {
-	BitonicHeapRead *heap = state->heap;
-	Datum		value = heap_getattr(row, BitonicHeapReadKeyAttno(heap),
-									 BitonicHeapReadTupleDesc(heap), isnull);
+	Datum		value = heap_getattr(row, page->key_attno, page->tupdesc, isnull);
 
 	return *isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
 }
@@ -382,14 +380,14 @@ heap_row_key(BitonicScanState *state, HeapTuple row, bool *isnull)
  * places rows); as add_row_within_limit.
  */
 static bool
-store_heap_row(BitonicScanState *state, HeapTuple row)
+store_heap_row(BitonicScanState *state, const BitonicHeapPage *page, HeapTuple row)
 {
 	int			stream = BITONIC_STORE_IN_ORDER;
 
 	if (state->nranges > 0)
 	{
 		bool		isnull;
-		uint64		key = heap_row_key(state, row, &isnull);
+		uint64		key = heap_row_key(state, page, row, &isnull);
 
 		stream = BitonicKeyStream(state->ranges, state->nranges, key, isnull);
 	}
@@ -410,32 +408,30 @@ store_heap_row(BitonicScanState *state, HeapTuple row)
  * NULL).  False as add.
  */
 static bool
-add_heap_row(BitonicScanState *state, HeapTuple row, Buffer buffer, BitonicAddRow add,
-			 TupleTableSlot **slot)
+add_heap_row(BitonicScanState *state, const BitonicHeapPage *page, HeapTuple row,
+			 BitonicAddRow add, TupleTableSlot **slot)
 {
-	BitonicHeapRead *heap = state->heap;
-	AttrNumber	attno = BitonicHeapReadKeyAttno(heap);
 	bool		isnull;
 	uint64		key;
 
 	*slot = NULL;
-	if (attno > 0 && state->values != NULL)
+	if (page->key_attno > 0 && state->values != NULL)
 	{
-		Datum		value = heap_getattr(row, attno, BitonicHeapReadTupleDesc(heap), &isnull);
+		Datum		value = heap_getattr(row, page->key_attno, page->tupdesc, &isnull);
 
 		return BitonicValuesAddValue(state, value, isnull);
 	}
-	if (state->values != NULL || !BitonicHeapReadRowsAsIs(heap) ||
+	if (state->values != NULL || !page->rows_as_is ||
 		(state->ingest != NULL && !BitonicIngestStagesHeapRow(row->t_len)))
 	{
-		*slot = BitonicHeapReadSlot(heap, row, buffer);
+		*slot = BitonicHeapReadSlot(state->heap, row, page->buffer);
 		return add(state, *slot);
 	}
-	Assert(attno > 0);			/* the scan's rows are the table's */
+	Assert(page->key_attno > 0);	/* the scan's rows are the table's */
 	if (state->ingest == NULL)
-		return store_heap_row(state, row);
-	key = heap_row_key(state, row, &isnull);
-	if (!BitonicIngestPageRow(state, row, buffer, key, isnull))
+		return store_heap_row(state, page, row);
+	key = heap_row_key(state, page, row, &isnull);
+	if (!BitonicIngestPageRow(state, row, page->buffer, key, isnull))
 		return false;
 	cut_when_due(state);
 	return true;
@@ -458,7 +454,7 @@ read_heap_input(BitonicScanState *state, BitonicAddRow add)
 			if (state->tuplesort != NULL)
 				tuplesort_puttupleslot(state->tuplesort,
 									   BitonicHeapReadSlot(heap, row, page->buffer));
-			else if (!add_heap_row(state, row, page->buffer, add, &slot))
+			else if (!add_heap_row(state, page, row, add, &slot))
 				/* the row as the scan gives it, projected once */
 				spill_from(state, slot != NULL ? slot :
 						   BitonicHeapReadSlot(heap, row, page->buffer));

@@ -52,8 +52,6 @@ struct BitonicHeapRead
 {
 	SeqScanState *scan;
 	Relation	rel;
-	AttrNumber	key_attno;		/* the table's column the first sort key is, or 0 */
-	bool		rows_as_is;		/* the scan returns the table's rows unprojected */
 	Snapshot	snapshot;
 	BufferAccessStrategy strategy;
 	BlockNumber nblocks;
@@ -113,8 +111,9 @@ BitonicHeapReadInit(PlanState *child, AttrNumber key_column)
 	heap = palloc0(sizeof(BitonicHeapRead));
 	heap->scan = scan;
 	heap->rel = rel;
-	heap->rows_as_is = scan->ss.ps.ps_ProjInfo == NULL;
-	heap->key_attno = table_column(scan, key_column);
+	heap->page.tupdesc = RelationGetDescr(rel);
+	heap->page.rows_as_is = scan->ss.ps.ps_ProjInfo == NULL;
+	heap->page.key_attno = table_column(scan, key_column);
 	heap->page.buffer = InvalidBuffer;
 	return heap;
 }
@@ -329,27 +328,6 @@ BitonicHeapReadSlot(BitonicHeapRead *heap, HeapTuple row, Buffer buffer)
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = slot;
 	return ExecProject(scan->ss.ps.ps_ProjInfo);
-}
-
-/* Whether the scan returns the table's rows as they are (no projection). */
-bool
-BitonicHeapReadRowsAsIs(const BitonicHeapRead *heap)
-{
-	return heap->rows_as_is;
-}
-
-/* The table's column that is the first sort key, or 0. */
-AttrNumber
-BitonicHeapReadKeyAttno(const BitonicHeapRead *heap)
-{
-	return heap->key_attno;
-}
-
-/* The table's row type, for reading a column of a row. */
-TupleDesc
-BitonicHeapReadTupleDesc(const BitonicHeapRead *heap)
-{
-	return RelationGetDescr(heap->rel);
 }
 
 /* Pages the node has read itself, in all its readings. */

@@ -15,6 +15,9 @@ typedef struct BitonicHeapRead BitonicHeapRead;
 /* The visible rows of one page, as the node reads them (heap_read.c). */
 typedef struct BitonicHeapPage
 {
+	TupleDesc	tupdesc;		/* the table's row type */
+	AttrNumber	key_attno;		/* the table's column that is the first sort key, or 0 */
+	bool		rows_as_is;		/* the scan returns the table's rows unprojected */
 	Buffer		buffer;			/* pinned while the page's rows are taken */
 	int			nrows;
 	HeapTupleData rows[MaxHeapTuplesPerPage];	/* those that pass the scan's quals */
@@ -26,9 +29,6 @@ extern BitonicHeapPage *BitonicHeapReadPage(BitonicHeapRead *heap);
 extern void BitonicHeapReadEnd(BitonicHeapRead *heap);
 extern TupleTableSlot *BitonicHeapReadSlot(BitonicHeapRead *heap, HeapTuple row,
 										   Buffer buffer);
-extern bool BitonicHeapReadRowsAsIs(const BitonicHeapRead *heap);
-extern AttrNumber BitonicHeapReadKeyAttno(const BitonicHeapRead *heap);
-extern TupleDesc BitonicHeapReadTupleDesc(const BitonicHeapRead *heap);
 extern uint64 BitonicHeapReadPages(const BitonicHeapRead *heap);
 
 #endif							/* BITONIC_SCAN_HEAP_READ_H */

@@ -52,7 +52,7 @@
 #include "utils/memutils.h"
 
 /* A row that would take more than a quarter of a staging buffer is placed at once. */
-#define STAGE_ROW_MAX (BITONIC_STAGE_BYTES / 4)
+#define STAGE_ROW_MAX BITONIC_STAGE_ROW_MAX
 /* How far ahead of the row it writes the backend prefetches a buffer's lines. */
 #define STAGE_PREFETCH 1024
 
@@ -75,6 +75,9 @@ typedef struct StagedRow
 	uint32		len;			/* bytes of the row */
 	const char *bytes;			/* the row in a pinned page, or NULL: it follows */
 } StagedRow;
+
+StaticAssertDecl(sizeof(StagedRow) == BITONIC_STAGED_ROW_HEADER,
+				 "BitonicIngestStagesHeapRow counts a staged row's header");
 
 /*
  * A staging buffer: rows [placed, used) are still to be stored.  One cache
@@ -470,16 +473,6 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	taken = stage_row(state, slot, &src, row_page(slot, &src), key, isnull);
 	BitonicRowClose(&src);
 	return taken;
-}
-
-/*
- * Whether a heap row of t_len bytes is staged by its address
- * (BitonicIngestPageRow); a larger one goes through BitonicIngestRow.
- */
-bool
-BitonicIngestStagesHeapRow(uint32 t_len)
-{
-	return sizeof(StagedRow) + MAXALIGN(t_len - MINIMAL_TUPLE_OFFSET) <= STAGE_ROW_MAX;
 }
 
 /*
