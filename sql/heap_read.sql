@@ -158,7 +158,11 @@ UPDATE pg_class SET reltuples = 4000000 WHERE relname = 'hr_placed';
 SET work_mem = '256MB';
 SET bitonic_sort.cpu_threads = 1;
 SET enable_sort = off;
-SELECT * FROM hr_explain('SELECT * FROM hr_placed ORDER BY k');
+-- (the table's pages differ between major versions: counted against its size)
+SELECT regexp_replace(l, 'Heap Pages Read: [0-9]+',
+         CASE WHEN l ~ ('Heap Pages Read: ' || pg_relation_size('hr_placed') / 8192 || '$')
+              THEN 'Heap Pages Read: all' ELSE 'Heap Pages Read: not all' END) AS hr_explain
+  FROM hr_explain('SELECT * FROM hr_placed ORDER BY k') l;
 RESET enable_sort;
 SELECT hr_check('SELECT * FROM hr_placed ORDER BY k DESC, id') AS placed_one_thread;
 SET enable_sort = off;
