@@ -422,7 +422,7 @@ add_heap_row(BitonicScanState *state, const BitonicHeapPage *page, HeapTuple row
 		return BitonicValuesAddValue(state, value, isnull);
 	}
 	if (state->values != NULL || !page->rows_as_is ||
-		(state->ingest != NULL && !BitonicIngestStagesHeapRow(row->t_len)))
+		(state->ingest != NULL && !BitonicIngestStages(row->t_len - MINIMAL_TUPLE_OFFSET)))
 	{
 		*slot = BitonicHeapReadSlot(state->heap, row, page->buffer);
 		return add(state, *slot);

@@ -41,7 +41,6 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
-#include "storage/predicate.h"
 #include "utils/snapmgr.h"
 #if PG_VERSION_NUM >= 170000
 #include "storage/read_stream.h"
@@ -253,7 +252,6 @@ apply_quals(BitonicHeapRead *heap)
 			InstrCountFiltered1(scan, 1);
 	}
 	heap->page.nrows = kept;
-	ExecClearTuple(scan->ss.ss_ScanTupleSlot);
 }
 
 /*

@@ -51,8 +51,6 @@
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
-/* A row that would take more than a quarter of a staging buffer is placed at once. */
-#define STAGE_ROW_MAX BITONIC_STAGE_ROW_MAX
 /* How far ahead of the row it writes the backend prefetches a buffer's lines. */
 #define STAGE_PREFETCH 1024
 
@@ -77,7 +75,7 @@ typedef struct StagedRow
 } StagedRow;
 
 StaticAssertDecl(sizeof(StagedRow) == BITONIC_STAGED_ROW_HEADER,
-				 "BitonicIngestStagesHeapRow counts a staged row's header");
+				 "BitonicIngestStages counts a staged row's header");
 
 /*
  * A staging buffer: rows [placed, used) are still to be stored.  One cache
@@ -465,7 +463,7 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	bool		taken;
 
 	BitonicRowOpen(slot, &src);
-	if (sizeof(StagedRow) + MAXALIGN(src.len) > STAGE_ROW_MAX)
+	if (!BitonicIngestStages(src.len))
 	{
 		BitonicRowClose(&src);
 		return place_large_row(state, slot, key, isnull);
@@ -485,7 +483,7 @@ BitonicIngestPageRow(BitonicScanState *state, HeapTuple row, Buffer page, uint64
 {
 	BitonicRowSource src = {0};
 
-	Assert(BufferIsValid(page) && BitonicIngestStagesHeapRow(row->t_len));
+	Assert(BufferIsValid(page) && BitonicIngestStages(row->t_len - MINIMAL_TUPLE_OFFSET));
 	src.bytes = (const char *) row->t_data + MINIMAL_TUPLE_OFFSET;
 	src.len = row->t_len - MINIMAL_TUPLE_OFFSET;
 	return stage_row(state, NULL, &src, page, key, isnull);

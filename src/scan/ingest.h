@@ -11,18 +11,19 @@
 #include "access/htup_details.h"
 #include "storage/buf.h"
 
-/* Bytes of a staged row's header, and the largest row staged (ingest.c). */
+/* Bytes of a staged row's header (ingest.c), and the most a staged row may take. */
 #define BITONIC_STAGED_ROW_HEADER 24
 #define BITONIC_STAGE_ROW_MAX (BITONIC_STAGE_BYTES / 4)
 
 /*
- * Whether a heap row of t_len bytes is staged by its address
- * (BitonicIngestPageRow); a larger one goes through BitonicIngestRow.
+ * Whether a row whose minimal tuple takes len bytes is staged; a larger one
+ * is placed at once by the backend (BitonicIngestRow), and a heap row read
+ * by the node (BitonicIngestPageRow) goes through BitonicIngestRow instead.
  */
 static inline bool
-BitonicIngestStagesHeapRow(uint32 t_len)
+BitonicIngestStages(size_t len)
 {
-	return BITONIC_STAGED_ROW_HEADER + MAXALIGN(t_len - MINIMAL_TUPLE_OFFSET) <= BITONIC_STAGE_ROW_MAX;
+	return BITONIC_STAGED_ROW_HEADER + MAXALIGN(len) <= BITONIC_STAGE_ROW_MAX;
 }
 
 extern void BitonicIngestStart(BitonicScanState *state);
