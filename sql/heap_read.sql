@@ -70,6 +70,9 @@ SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS whole_rows,
        hr_check('SELECT DISTINCT k FROM hr ORDER BY k') AS distinct_keys,
        hr_check('SELECT id, md5(big) FROM hr WHERE k < 2000 AND t > ''5'' ORDER BY t COLLATE "C"') AS quals,
        hr_check('SELECT ctid, id FROM hr ORDER BY k, id') AS system_column;
+-- a volatile function in the scan's target list: read through the scan
+-- (the node would run a page's quals before its rows' projection)
+SELECT hr_check('SELECT id, random() > 2 AS never FROM hr WHERE id % 2 = 0 ORDER BY k, id') AS volatile_target_list;
 
 -- dead rows, HOT chains and rows moved to other pages
 DELETE FROM hr WHERE id % 10 = 1;
