@@ -53,6 +53,7 @@ OBJS = \
 	src/scan/join_paths.o \
 	src/scan/exec.o \
 	src/scan/heap_read.o \
+	src/scan/row_form.o \
 	src/scan/store.o \
 	src/scan/spill.o \
 	src/scan/explain.o \

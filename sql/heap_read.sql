@@ -135,6 +135,31 @@ SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS spilled,
        hr_check('SELECT k FROM hr ORDER BY k') AS keys_alone_spilled;
 RESET work_mem;
 
+-- a projection of table columns only is done by the node (its columns
+-- copied out of the row, past a text column); a row of fixed-width columns
+-- without NULLs is formed at fixed offsets: by value, by reference (uuid,
+-- interval, name), NULLs among them, more columns than a fixed layout takes
+CREATE TABLE hr_fixed (id int, t text, u uuid, iv interval, n name, b bool, c "char", k int2)
+  WITH (autovacuum_enabled = off);
+INSERT INTO hr_fixed
+  SELECT i, md5(i::text), md5((i % 1000)::text)::uuid,
+         CASE WHEN i % 97 = 0 THEN NULL ELSE make_interval(secs => hashint4(i) % 100000) END,
+         ('n' || (i % 300))::name, i % 3 = 0, chr(65 + i % 26)::"char", (i % 500)::int2
+  FROM generate_series(1, 20000) i;
+SELECT hr_check('SELECT u, id, iv FROM hr_fixed ORDER BY u, id') AS uuid_key,
+       hr_check('SELECT iv, n, b, c, k, id FROM hr_fixed ORDER BY iv DESC, id') AS interval_key,
+       hr_check('SELECT k, n, id FROM hr_fixed ORDER BY n, id') AS name_key,
+       hr_check('SELECT t, k, id FROM hr_fixed ORDER BY k, t') AS with_text;
+DO $$ BEGIN
+  EXECUTE (SELECT format('CREATE TABLE hr_wide AS SELECT %s FROM generate_series(1, 12000) g',
+                         string_agg(format('(g * %s) %% 1009 AS c%s', n, n), ', ' ORDER BY n))
+             FROM generate_series(1, 40) n);
+END $$;
+SELECT hr_check(format('SELECT %s FROM hr_wide ORDER BY c1, c2, c3',
+                       string_agg('c' || n, ', ' ORDER BY n DESC)))
+         AS more_columns_than_a_layout
+  FROM generate_series(1, 36) n;
+
 -- a rescan with a changed parameter reads the pages again
 SELECT hr_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE k < g * 1000 ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) AS rescan;
 

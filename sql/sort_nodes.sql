@@ -54,6 +54,20 @@ END $$;
 -- WindowAgg: one window, a partitioned one, two windows sorted differently
 EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY a, id) FROM sn;
 SELECT same_rows('SELECT id, row_number() OVER (ORDER BY a, id) FROM sn');
+-- the window's columns in another order than the table's: the scan puts
+-- them in the node's order, and the node returns the rows it stored as they
+-- are (the window copies them whole)
+CREATE FUNCTION node_outputs(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  below bool := false;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
+    below := below OR line ~ 'BitonicSort';
+    IF below AND line ~ 'BitonicSort|Seq Scan|Output:' THEN RETURN NEXT btrim(line); END IF;
+  END LOOP;
+END $$;
+SELECT * FROM node_outputs('SELECT i, row_number() OVER (ORDER BY a) FROM sn');
 EXPLAIN (COSTS OFF) SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn;
 SELECT same_rows('SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn');
 EXPLAIN (COSTS OFF)

@@ -60,6 +60,11 @@ struct BitonicHeapRead
 #endif
 	BitonicHeapPage page;
 	uint64		pages;			/* pages read, in all readings (EXPLAIN ANALYZE) */
+	/* where every output column of the scan is a table column: its projection, done here */
+	int			ncolumns;		/* 0: the scan's own projection, or none */
+	AttrNumber *columns;		/* output column k is the table's column columns[k] */
+	AttrNumber	deform_natts;	/* the table's columns to deform: the largest of columns */
+	TupleTableSlot *row_slot;	/* the table's row, deformed that far */
 };
 
 /*
@@ -84,6 +89,39 @@ table_column(SeqScanState *scan, AttrNumber column)
 	if (var->varno != ((Scan *) plan)->scanrelid || var->varattno < 1 || var->varlevelsup != 0)
 		return 0;
 	return var->varattno;
+}
+
+/*
+ * Where the scan projects nothing but table columns, set up its projection
+ * to be done by copying the columns out of the deformed row (no expression
+ * steps, and no pin of the row's page per row).
+ */
+static void
+plan_column_projection(BitonicHeapRead *heap)
+{
+	SeqScanState *scan = heap->scan;
+	int			n = list_length(scan->ss.ps.plan->targetlist);
+	AttrNumber *columns;
+	AttrNumber	deform_natts = 0;
+
+	if (scan->ss.ps.ps_ProjInfo == NULL || n == 0)
+		return;
+	columns = palloc(sizeof(AttrNumber) * n);
+	for (int k = 0; k < n; k++)
+	{
+		columns[k] = table_column(scan, k + 1);
+		if (columns[k] < 1)
+		{
+			pfree(columns);
+			return;
+		}
+		deform_natts = Max(deform_natts, columns[k]);
+	}
+	heap->ncolumns = n;
+	heap->columns = columns;
+	heap->deform_natts = deform_natts;
+	heap->row_slot = ExecInitExtraTupleSlot(scan->ss.ps.state, RelationGetDescr(heap->rel),
+											&TTSOpsHeapTuple);
 }
 
 /*
@@ -114,6 +152,7 @@ BitonicHeapReadInit(PlanState *child, AttrNumber key_column)
 	heap->page.rows_as_is = scan->ss.ps.ps_ProjInfo == NULL;
 	heap->page.key_attno = table_column(scan, key_column);
 	heap->page.buffer = InvalidBuffer;
+	plan_column_projection(heap);
 	return heap;
 }
 
@@ -168,6 +207,12 @@ static void
 release_page(BitonicHeapRead *heap)
 {
 	ExecClearTuple(heap->scan->ss.ss_ScanTupleSlot);
+	if (heap->ncolumns > 0)
+	{
+		/* their values point into the page */
+		ExecClearTuple(heap->row_slot);
+		ExecClearTuple(heap->scan->ss.ps.ps_ProjInfo->pi_state.resultslot);
+	}
 	if (BufferIsValid(heap->page.buffer))
 		ReleaseBuffer(heap->page.buffer);
 	heap->page.buffer = InvalidBuffer;
@@ -311,6 +356,29 @@ BitonicHeapReadEnd(BitonicHeapRead *heap)
 }
 
 /*
+ * The scan's projection of a row of the pinned page into the projection's
+ * own slot, where it only picks table columns: the columns copied out of
+ * the row deformed as far as they need.  Their by-reference values point
+ * into the page, as the projection's do.
+ */
+static TupleTableSlot *
+project_columns(BitonicHeapRead *heap, HeapTuple row)
+{
+	TupleTableSlot *in = heap->row_slot;
+	TupleTableSlot *out = heap->scan->ss.ps.ps_ProjInfo->pi_state.resultslot;
+
+	ExecStoreHeapTuple(row, in, false);
+	slot_getsomeattrs(in, heap->deform_natts);
+	ExecClearTuple(out);
+	for (int k = 0; k < heap->ncolumns; k++)
+	{
+		out->tts_values[k] = in->tts_values[heap->columns[k] - 1];
+		out->tts_isnull[k] = in->tts_isnull[heap->columns[k] - 1];
+	}
+	return ExecStoreVirtualTuple(out);
+}
+
+/*
  * A row of the page as the scan node would return it: in the scan's slot,
  * projected by the scan's projection where it has one.
  */
@@ -318,9 +386,12 @@ TupleTableSlot *
 BitonicHeapReadSlot(BitonicHeapRead *heap, HeapTuple row, Buffer buffer)
 {
 	SeqScanState *scan = heap->scan;
-	TupleTableSlot *slot = ExecStoreBufferHeapTuple(row, scan->ss.ss_ScanTupleSlot, buffer);
+	TupleTableSlot *slot;
 	ExprContext *econtext = scan->ss.ps.ps_ExprContext;
 
+	if (heap->ncolumns > 0)
+		return project_columns(heap, row);
+	slot = ExecStoreBufferHeapTuple(row, scan->ss.ss_ScanTupleSlot, buffer);
 	if (scan->ss.ps.ps_ProjInfo == NULL)
 		return slot;
 	ResetExprContext(econtext);

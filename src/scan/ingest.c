@@ -462,7 +462,7 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 	BitonicRowSource src;
 	bool		taken;
 
-	BitonicRowOpen(slot, &src);
+	BitonicRowOpen(slot, &state->store.layout, &src);
 	if (!BitonicIngestStages(src.len))
 	{
 		BitonicRowClose(&src);

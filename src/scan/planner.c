@@ -279,12 +279,37 @@ only_columns(List *exprs)
 }
 
 /*
+ * Whether input, a projection of below, only puts below's columns in
+ * another order: then below's plan can output them in that order itself
+ * (a scan projects), and the node stores and returns its rows as they are.
+ */
+static bool
+reorders_columns(Path *input, Path *below)
+{
+	List	   *seen = NIL;
+	ListCell   *lc;
+
+	if (list_length(input->pathtarget->exprs) != list_length(below->pathtarget->exprs))
+		return false;
+	foreach(lc, input->pathtarget->exprs)
+	{
+		if (!IsA(lfirst(lc), Var) || !list_member(below->pathtarget->exprs, lfirst(lc)) ||
+			list_member(seen, lfirst(lc)))
+			return false;
+		seen = lappend(seen, lfirst(lc));
+	}
+	return true;
+}
+
+/*
  * The path whose rows the node stores, with its sort columns found; NULL
  * when the node cannot sort these keys.  Where input is a projection that
  * only repeats or rearranges its own input's columns (a scan adding the sort
  * key `c COLLATE "C"` as a second copy of c, say), is no narrower, and every
  * sort key is among those columns, the node stores the columns once and its
- * output slot maps them (slot.c); otherwise it stores input's rows.
+ * output slot maps them (slot.c); otherwise, and where the projection only
+ * reorders the columns (the consumer then gets stored rows as they are, and
+ * copies them whole), it stores input's rows.
  */
 static Path *
 stored_input(List *pathkeys, Path *input, List **attnos, List **sortops,
@@ -294,7 +319,8 @@ stored_input(List *pathkeys, Path *input, List **attnos, List **sortops,
 	{
 		Path	   *below = ((ProjectionPath *) input)->subpath;
 
-		if (below->pathtarget->width <= input->pathtarget->width &&
+		if (!reorders_columns(input, below) &&
+			below->pathtarget->width <= input->pathtarget->width &&
 			only_columns(input->pathtarget->exprs) &&
 			match_sort_columns(pathkeys, below->pathtarget->exprs,
 							   attnos, sortops, collations, nulls_first))

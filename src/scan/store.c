@@ -29,7 +29,6 @@
 
 #include "core/prefault.h"
 
-#include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "utils/memutils.h"
 
@@ -383,86 +382,6 @@ reserve(BitonicTupleStore *store, int stream, size_t len, uint32 *locator)
 }
 
 /*
- * Get ready to copy the slot's row as a minimal tuple: its length, and
- * where its bytes are (a heap tuple straight from its buffer: one copy, no
- * palloc); a virtual slot's row is formed by BitonicRowWrite, without the
- * palloc and copy of heap_form_minimal_tuple.
- */
-void
-BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src)
-{
-	memset(src, 0, sizeof(BitonicRowSource));
-	if (TTS_IS_VIRTUAL(slot))
-	{
-		TupleDesc	tupdesc = slot->tts_tupleDescriptor;
-		int			natts = tupdesc->natts;
-
-		slot_getallattrs(slot);
-		for (int i = 0; i < natts && !src->hasnull; i++)
-			src->hasnull = slot->tts_isnull[i];
-		src->hoff = MAXALIGN(SizeofMinimalTupleHeader + (src->hasnull ? BITMAPLEN(natts) : 0));
-		src->len = src->hoff + heap_compute_data_size(tupdesc, slot->tts_values, slot->tts_isnull);
-	}
-	else if (TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot))
-	{
-		HeapTuple	ht = ExecFetchSlotHeapTuple(slot, false, &src->should_free);
-
-		src->bytes = (const char *) ht->t_data + MINIMAL_TUPLE_OFFSET;
-		src->len = ht->t_len - MINIMAL_TUPLE_OFFSET;
-		Assert(!src->should_free);
-	}
-	else
-	{
-		MinimalTuple mt = ExecFetchSlotMinimalTuple(slot, &src->should_free);
-
-		src->bytes = (const char *) mt;
-		src->len = mt->t_len;
-	}
-}
-
-/*
- * Copy a row's bytes as BitonicRowOpen found them (a minimal tuple's, or a
- * heap tuple's from where a minimal tuple's would start) to row: plain C,
- * for the ingest worker too.
- */
-void
-BitonicRowCopy(MinimalTuple row, const char *bytes, size_t len)
-{
-	memcpy(row, bytes, len);
-	row->t_len = (uint32) len;
-	/* a heap tuple's t_ctid lands in the padding: no version may be read there */
-	memset(row->mt_padding, 0, sizeof(row->mt_padding));
-	BitonicClearDatumMark(row);
-}
-
-/* Write the slot's row, as BitonicRowOpen found it, to row (src->len bytes). */
-void
-BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src, MinimalTuple row)
-{
-	TupleDesc	tupdesc = slot->tts_tupleDescriptor;
-
-	if (src->bytes != NULL)
-	{
-		BitonicRowCopy(row, src->bytes, src->len);
-		return;
-	}
-	memset(row, 0, src->len);	/* the padding between values too */
-	row->t_len = (uint32) src->len;
-	HeapTupleHeaderSetNatts(row, tupdesc->natts);
-	row->t_hoff = (uint8) (src->hoff + MINIMAL_TUPLE_OFFSET);
-	heap_fill_tuple(tupdesc, slot->tts_values, slot->tts_isnull, (char *) row + src->hoff,
-					src->len - src->hoff, &row->t_infomask, src->hasnull ? row->t_bits : NULL);
-}
-
-/* Free what BitonicRowOpen may have allocated. */
-void
-BitonicRowClose(BitonicRowSource *src)
-{
-	if (src->should_free)
-		pfree((void *) src->bytes);
-}
-
-/*
  * Copy the slot's row into the store, in the given stream (or
  * BITONIC_STORE_IN_ORDER before streams are opened), and set *locator;
  * false when the store cannot name another row (the caller spills).
@@ -473,7 +392,7 @@ BitonicStoreAdd(BitonicTupleStore *store, TupleTableSlot *slot, int stream, uint
 	BitonicRowSource src;
 	MinimalTuple copy;
 
-	BitonicRowOpen(slot, &src);
+	BitonicRowOpen(slot, &store->layout, &src);
 	copy = reserve(store, stream, src.len, locator);
 	if (copy != NULL)
 		BitonicRowWrite(slot, &src, copy);

@@ -8,6 +8,7 @@
 
 #include "bitonic_sort.h"
 #include "core/prefault.h"
+#include "scan/row_form.h"
 
 #include "executor/tuptable.h"
 
@@ -67,6 +68,7 @@ typedef struct BitonicTupleStore
 	bs_prefaulter prefaulter;	/* faults in spare blocks (and the pairs) */
 	MemoryContextCallback prefaulter_guard;	/* stops it on a reset */
 	MemoryContext prefaulter_cxt;	/* child of cxt with prefaulter_guard, or NULL */
+	BitonicRowLayout layout;	/* of the rows formed from virtual slots */
 } BitonicTupleStore;
 
 /* Position of a walk over the store in input order. */
@@ -85,15 +87,6 @@ BitonicStoreGet(const BitonicTupleStore *store, uint32 locator)
 							<< BITONIC_UNIT_SHIFT));
 }
 
-/* How a slot's row is copied into the store as a minimal tuple (store.c). */
-typedef struct BitonicRowSource
-{
-	const char *bytes;			/* the row's bytes; NULL: a virtual slot's, formed on write */
-	size_t		len;			/* bytes of the minimal tuple */
-	bool		should_free;	/* bytes were allocated for the copy */
-	bool		hasnull;		/* virtual slot: a NULL among its values */
-	size_t		hoff;			/* virtual slot: offset of the values */
-} BitonicRowSource;
 
 extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStoreForget(BitonicTupleStore *store);
@@ -108,11 +101,6 @@ extern bool BitonicStoreAddBytes(BitonicTupleStore *store, int stream, const cha
 								 size_t len, uint32 *locator);
 extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const char *bytes,
 							  size_t len, bool may_grow, uint32 *locator);
-extern void BitonicRowOpen(TupleTableSlot *slot, BitonicRowSource *src);
-extern void BitonicRowCopy(MinimalTuple row, const char *bytes, size_t len);
-extern void BitonicRowWrite(TupleTableSlot *slot, const BitonicRowSource *src,
-							MinimalTuple row);
-extern void BitonicRowClose(BitonicRowSource *src);
 extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,
 									 BitonicStoreIter *iter);
 
