@@ -15,6 +15,7 @@
 #   make bench-parallel  ORDER BY with 0, 1 and 2 parallel workers: native against ours (BENCH_SIZES, BENCH_REPS)
 #   make bench-sharded   ORDER BY over two postgres_fdw shards against one cluster (BENCH_ROWS, BENCH_REPS)
 #   make bench-cancel    how long an ORDER BY takes to stop after a cancel, at points over its run
+#   make bench-duckdb    the ORDER BY and below-other-operators queries: native, ours and DuckDB (from npm) (BENCH_SIZES, BENCH_REPS)
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -101,7 +102,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes bench-parallel bench-sharded
+.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes bench-parallel bench-sharded bench-duckdb
 demo:
 	test/scripts/demo.sh
 demo-sharded:
@@ -123,6 +124,8 @@ bench-parallel:
 	test/scripts/bench-parallel.sh
 bench-sharded:
 	test/scripts/bench-sharded.sh
+bench-duckdb:
+	test/scripts/bench-duckdb.sh
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress

@@ -154,6 +154,14 @@ SELECT bs_ties('i2') AS exact_key,
        bs_ties('t COLLATE bs_en') AS no_key,
        bs_ties('b, i4 % 3') AS two_keys,
        bs_ties('f4 DESC NULLS LAST, c') AS nulls;
+-- the tie pass sorts a run of equal keys by the next column's exact key
+-- (its NULLs apart, in input order), then each group of equal keys by the
+-- columns after it; the first column's NULL group the same way
+SELECT bs_ties('b, f8 DESC NULLS FIRST') AS keyed_float8,
+       bs_ties('i4 % 3, f4 NULLS FIRST, i2 DESC') AS keyed_three_columns,
+       bs_ties('b NULLS FIRST, d DESC, t COLLATE "C"') AS keyed_then_compared,
+       bs_ties('t COLLATE "C", ts') AS abbreviated_then_keyed,
+       bs_ties('t COLLATE bs_en, i8 DESC NULLS LAST') AS no_key_then_keyed;
 
 -- LIMIT / OFFSET, subqueries, CTEs, UNION, DISTINCT, window input
 SELECT bs_compare('SELECT id FROM obs ORDER BY f4 DESC, id OFFSET 2990');

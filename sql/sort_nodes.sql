@@ -54,7 +54,7 @@ END $$;
 -- WindowAgg: one window, a partitioned one, two windows sorted differently
 EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY a, id) FROM sn;
 SELECT same_rows('SELECT id, row_number() OVER (ORDER BY a, id) FROM sn');
--- the window's columns in another order than the table's: the scan puts
+-- the window's columns in another order than the scan's: the scan puts
 -- them in the node's order, and the node returns the rows it stored as they
 -- are (the window copies them whole)
 CREATE FUNCTION node_outputs(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -68,6 +68,10 @@ BEGIN
   END LOOP;
 END $$;
 SELECT * FROM node_outputs('SELECT i, row_number() OVER (ORDER BY a) FROM sn');
+-- over the table's whole rows the scan keeps them as they are (the node
+-- stores them from the pages) and the node puts the columns in order
+SELECT * FROM node_outputs('SELECT id, a, f, s, i, n, row_number() OVER (ORDER BY s) FROM sn');
+SELECT same_rows('SELECT id, a, f, s, i, n, row_number() OVER (ORDER BY s, id) FROM sn');
 EXPLAIN (COSTS OFF) SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn;
 SELECT same_rows('SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn');
 EXPLAIN (COSTS OFF)

@@ -61,6 +61,7 @@ extern int	bitonic_sort_test_fault;
 /* sort_run.c */
 extern void BitonicSortPairs32(bs_pair32 *pairs, size_t n);
 extern void BitonicSortPairs64(bs_pair64 *pairs, size_t n);
+extern void BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n);
 extern bool BitonicSortsKeysAlone(size_t n);
 extern void BitonicSortKeys64(uint64 *keys, size_t n);
 extern bool BitonicGpuUsable(const char **reason);
@@ -171,6 +172,9 @@ typedef enum BitonicKeyKind
 typedef void (*BitonicFetchFn) (void *arg, uint32 item, int column,
 								Datum *value, bool *isnull);
 
+/* Asks for the memory of item `item` ahead of its fetch (the tie pass; optional). */
+typedef void (*BitonicPrefetchFn) (void *arg, uint32 item);
+
 /*
  * A sort of numbered items by several columns.  The caller adds each item's
  * first-column value in input order; the tie pass fetches the other columns
@@ -186,6 +190,8 @@ typedef struct BitonicMultiSort
 	bool		text_prefix;	/* ABBREV: text in byte order, keyed by BitonicTextPrefixKey */
 	BitonicKeyKind kind;
 	BitonicKeyFn key_of;		/* a value's ascending key, where that is cheap; else NULL */
+	BitonicKeyFn *tie_keys;		/* per column after the first: its exact key, or NULL */
+	BitonicPrefetchFn prefetch; /* the caller's, for its fetch's argument; NULL: none */
 	uint64		key_flip;		/* XORed into it: DESC, and the key's width */
 	Oid			first_type;
 	bool		descending;		/* first column */

@@ -9,7 +9,12 @@
  * first column are split off in input order.  After the pair sort, a tie
  * pass re-sorts every run of equal keys (and the NULL group) with the full
  * comparators of all columns, the item number breaking the last tie, so the
- * result is the order of ORDER BY with ties in input order.
+ * result is the order of ORDER BY with ties in input order.  Where the next
+ * column of a run has an exact key too (`PARTITION BY i % 1000 ORDER BY
+ * f`: runs of 10,000 equal first keys), the run is sorted by that key with
+ * the pair sorter instead (NULLs apart), and only its groups of equal keys
+ * go on to the columns after it: a comparison there costs a key compare,
+ * not a comparator call.
  */
 #include "bitonic_sort.h"
 
@@ -19,6 +24,9 @@
 #include "utils/memutils.h"
 #include "utils/pg_locale.h"
 #include "utils/typcache.h"
+
+/* How many items ahead the tie pass asks for an item's memory (ms->prefetch). */
+#define TIE_PREFETCH 16
 
 /* Runs at least this long of libc-collated text are sorted on threads. */
 #define LIBC_TEXT_THREADED_MIN 4096
@@ -34,6 +42,8 @@ typedef struct TieContext
 	size_t		items_cap;
 	uint32	   *run;			/* item numbers of one run of equal keys */
 	size_t		run_cap;
+	bs_pair64 **keyed;			/* per column: a run's keys of that column, or NULL */
+	size_t	   *keyed_cap;
 } TieContext;
 
 /* One item of a run, with its first compared column fetched once. */
@@ -96,6 +106,12 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 	ms->ssup = palloc0(sizeof(SortSupportData) * ncolumns);
 	for (int i = 0; i < ncolumns; i++)
 		prepare_ssup(&ms->ssup[i], &columns[i], false, here);
+	ms->tie_keys = palloc0(sizeof(BitonicKeyFn) * ncolumns);
+	for (int i = 1; i < ncolumns; i++)
+	{
+		if (has_exact_key(&columns[i]))
+			ms->tie_keys[i] = BitonicKeyFunction(getBaseType(columns[i].typid));
+	}
 	ms->first_type = getBaseType(columns[0].typid);
 	ms->descending = ms->ssup[0].ssup_reverse;
 	ms->nulls_first = columns[0].nulls_first;
@@ -464,6 +480,8 @@ sort_run_compared(uint32 *order, size_t len, TieContext *tc)
 	}
 	for (size_t i = 0; i < len; i++)
 	{
+		if (tc->ms->prefetch != NULL && i + TIE_PREFETCH < len)
+			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
 		tc->items[i].item = order[i];
 		tc->fetch(tc->arg, order[i], tc->first_column, &tc->items[i].value, &tc->items[i].isnull);
 	}
@@ -507,11 +525,98 @@ sort_run_libc_text(uint32 *order, size_t len, TieContext *tc)
 	pfree(starts);
 }
 
+/* The tie pass's buffer for len keys of column `column` (one per column: runs nest by column). */
+static bs_pair64 *
+keyed_buffer(TieContext *tc, int column, size_t len)
+{
+	if (tc->keyed == NULL)
+	{
+		tc->keyed = MemoryContextAllocZero(tc->ms->cxt, sizeof(bs_pair64 *) * tc->ms->ncolumns);
+		tc->keyed_cap = MemoryContextAllocZero(tc->ms->cxt, sizeof(size_t) * tc->ms->ncolumns);
+	}
+	if (len > tc->keyed_cap[column])
+	{
+		tc->keyed_cap[column] = Max(len, 64);
+		if (tc->keyed[column])
+			pfree(tc->keyed[column]);
+		tc->keyed[column] = MemoryContextAllocHuge(tc->ms->cxt,
+												   tc->keyed_cap[column] * sizeof(bs_pair64));
+	}
+	return tc->keyed[column];
+}
+
+/*
+ * Sort the items order[0..len) by column first_column, which has an exact
+ * key: the non-NULL items' keys (flipped for DESC) sorted with their item
+ * numbers by the pair sorter, the NULL items before or after them in item
+ * order; then each group of equal keys, and the NULL group, by the
+ * columns after it.
+ */
+static void
+sort_run_keyed(uint32 *order, size_t len, TieContext *tc)
+{
+	int			column = tc->first_column;
+	SortSupport ssup = &tc->ms->ssup[column];
+	BitonicKeyFn key_of = tc->ms->tie_keys[column];
+	uint64		flip = ssup->ssup_reverse ? UINT64_MAX : 0;
+	bs_pair64  *pairs = keyed_buffer(tc, column, len);
+	size_t		nkeys = 0;
+	size_t		nnulls = 0;
+	size_t		keys_at;
+	size_t		nulls_at;
+
+	/* keys from the front, NULL items from the back */
+	for (size_t i = 0; i < len; i++)
+	{
+		Datum		value;
+		bool		isnull;
+
+		if (tc->ms->prefetch != NULL && i + TIE_PREFETCH < len)
+			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
+		tc->fetch(tc->arg, order[i], column, &value, &isnull);
+		if (isnull)
+			pairs[len - 1 - nnulls++].ptr = order[i];
+		else
+		{
+			pairs[nkeys].ptr = order[i];
+			pairs[nkeys].pad = 0;
+			pairs[nkeys++].key = key_of(value) ^ flip;
+		}
+		if ((i & 0xffff) == 0xffff)
+			CHECK_FOR_INTERRUPTS();
+	}
+	BitonicSortPairs64OnCpu(pairs, nkeys);
+	keys_at = ssup->ssup_nulls_first ? nnulls : 0;
+	nulls_at = ssup->ssup_nulls_first ? 0 : nkeys;
+	for (size_t i = 0; i < nkeys; i++)
+		order[keys_at + i] = pairs[i].ptr;
+	for (size_t i = 0; i < nnulls; i++)
+		order[nulls_at + i] = pairs[len - 1 - i].ptr;
+	if (column + 1 == tc->ms->ncolumns)
+		return;					/* ties are in item order */
+	tc->first_column = column + 1;
+	if (nnulls > 1)
+		sort_run(order + nulls_at, nnulls, tc);
+	for (size_t s = 0; s < nkeys;)
+	{
+		size_t		e = s + 1;
+
+		while (e < nkeys && pairs[e].key == pairs[s].key)
+			e++;
+		if (e - s > 1)
+			sort_run(order + keys_at + s, e - s, tc);
+		s = e;
+	}
+	tc->first_column = column;
+}
+
 /* Sort the items order[0..len) by the full comparators (a run of ties). */
 static void
 sort_run(uint32 *order, size_t len, TieContext *tc)
 {
-	if (tc->first_column == 0 && tc->ms->libc_text.usable && len >= LIBC_TEXT_THREADED_MIN)
+	if (tc->ms->tie_keys[tc->first_column] != NULL)
+		sort_run_keyed(order, len, tc);
+	else if (tc->first_column == 0 && tc->ms->libc_text.usable && len >= LIBC_TEXT_THREADED_MIN)
 		sort_run_libc_text(order, len, tc);
 	else
 		sort_run_compared(order, len, tc);
@@ -656,7 +761,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	uint32	   *nullpart;
 	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
 	bool		ties = !exact || ms->ncolumns > 1;
-	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0, NULL, 0};
+	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0, NULL, 0, NULL, NULL};
 	size_t		foreseen = foreseen_tie_bytes(ms);
 	size_t		tie_bytes;
 	size_t		split_bytes = 0;
@@ -708,6 +813,17 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	/* the sorters' scratch and the tie pass's buffers, beyond what BitonicMultiSortBytes foresaw */
 	tie_bytes = BitonicCorePeak() + tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem) +
 		split_bytes;
+	if (tc.keyed != NULL)
+	{
+		for (int c = 0; c < ms->ncolumns; c++)
+		{
+			tie_bytes += tc.keyed_cap[c] * sizeof(bs_pair64);
+			if (tc.keyed[c])
+				pfree(tc.keyed[c]);
+		}
+		pfree(tc.keyed);
+		pfree(tc.keyed_cap);
+	}
 	ms->scratch_bytes = tie_bytes > foreseen ? tie_bytes - foreseen : 0;
 	ms->tie_ms = BitonicMsSince(t0);
 	return order;

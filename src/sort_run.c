@@ -287,6 +287,23 @@ BitonicSortKeys64(uint64 *keys, size_t n)
 	report_status(bs_cpu_vqsort_keys64((uint64_t *) keys, n, &opt), &opt);
 }
 
+/*
+ * Sort 64-bit-key pairs on the CPU whatever bitonic_sort.device says: the
+ * tie pass's runs, many and mostly small, are not worth a trip to a GPU.
+ */
+void
+BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n)
+{
+	bs_options	opt;
+
+	opt.backend = BS_BACKEND_CPU;
+	opt.algorithm = algorithm_on(BS_BACKEND_CPU, n);
+	opt.threads = bitonic_sort_cpu_threads;
+	opt.hooks = &pg_hooks;
+	opt.comparisons = NULL;
+	report_status(sort_pairs(true, pairs, n, &opt), &opt);
+}
+
 /* Sort packed 32-bit-key pairs with the configured device. */
 void
 BitonicSortPairs32(bs_pair32 *pairs, size_t n)

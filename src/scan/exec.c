@@ -324,6 +324,15 @@ fetch_column(void *arg, uint32 item, int column, Datum *value, bool *isnull)
 	*value = stored_attr(state, item, state->keys.attnos[column], isnull);
 }
 
+/* Tie-pass callback: the row with locator `item` is about to be read. */
+static void
+prefetch_row(void *arg, uint32 item)
+{
+	BitonicScanState *state = (BitonicScanState *) arg;
+
+	__builtin_prefetch(BitonicStoreGet(&state->store, item));
+}
+
 /* Sort the rows in memory: pairs and tie pass give the locators in order. */
 static void
 sort_in_memory(BitonicScanState *state)
@@ -335,6 +344,7 @@ sort_in_memory(BitonicScanState *state)
 	/* while sorting: the store, the pairs and the order (BitonicMultiSortBytes) */
 	sorting = BitonicScanHeldBytes(state);
 	state->peak_bytes = Max(state->peak_bytes, sorting);
+	state->ms.prefetch = prefetch_row;
 	state->order = BitonicMultiSortRun(&state->ms, fetch_column, state);
 	/* and the sorters' scratch memory */
 	state->peak_bytes = Max(state->peak_bytes, sorting + state->ms.scratch_bytes);

@@ -279,9 +279,36 @@ only_columns(List *exprs)
 }
 
 /*
+ * Whether path returns its table's rows whole, every column in the table's
+ * order: a scan that does not project, whose rows the node stores as they
+ * lie in the table's pages.
+ */
+static bool
+returns_table_rows(Path *path)
+{
+	RelOptInfo *rel = path->parent;
+	AttrNumber	attno = 0;
+	ListCell   *lc;
+
+	if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION ||
+		list_length(path->pathtarget->exprs) != rel->max_attr)
+		return false;
+	foreach(lc, path->pathtarget->exprs)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (!IsA(var, Var) || var->varno != rel->relid || var->varattno != ++attno)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether input, a projection of below, only puts below's columns in
- * another order: then below's plan can output them in that order itself
- * (a scan projects), and the node stores and returns its rows as they are.
+ * another order where below projects anyway: then below's plan can output
+ * them in that order itself, and the node stores and returns its rows as
+ * they are.  (Over a table's whole rows, the node keeps them as they are
+ * and maps the columns at its output instead.)
  */
 static bool
 reorders_columns(Path *input, Path *below)
@@ -289,7 +316,8 @@ reorders_columns(Path *input, Path *below)
 	List	   *seen = NIL;
 	ListCell   *lc;
 
-	if (list_length(input->pathtarget->exprs) != list_length(below->pathtarget->exprs))
+	if (list_length(input->pathtarget->exprs) != list_length(below->pathtarget->exprs) ||
+		returns_table_rows(below))
 		return false;
 	foreach(lc, input->pathtarget->exprs)
 	{
