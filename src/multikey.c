@@ -610,7 +610,10 @@ sort_run_keyed(uint32 *order, size_t len, TieContext *tc)
 	tc->first_column = column;
 }
 
-/* Sort the items order[0..len) by the full comparators (a run of ties). */
+/*
+ * Sort the items order[0..len), a run of ties, from column first_column on:
+ * by that column's key where it has an exact one, else by comparators.
+ */
 static void
 sort_run(uint32 *order, size_t len, TieContext *tc)
 {
