@@ -11,8 +11,8 @@
  * comparators of all columns, the item number breaking the last tie, so the
  * result is the order of ORDER BY with ties in input order.  Where the next
  * column of a run has an exact key too (`PARTITION BY i % 1000 ORDER BY
- * f`: runs of 10,000 equal first keys), the run is sorted by that key with
- * the pair sorter instead (NULLs apart), and only its groups of equal keys
+ * f`: runs of 10,000 equal first keys), the run is sorted by that key
+ * instead (NULLs apart), and only its groups of equal keys
  * go on to the columns after it: a comparison there costs a key compare,
  * not a comparator call.
  */
@@ -572,9 +572,9 @@ keyed_buffer(TieContext *tc, int column, size_t len)
 /*
  * Sort the items order[0..len) by column first_column, which has an exact
  * key: the non-NULL items' keys (flipped for DESC) sorted with their item
- * numbers by the pair sorter, the NULL items before or after them in item
- * order; then each group of equal keys, and the NULL group, by the
- * columns after it.
+ * numbers (TIE_SORTER_MIN says by what), the NULL items before or after
+ * them in item order; then each group of equal keys, and the NULL group,
+ * by the columns after it.
  */
 static void
 sort_run_keyed(uint32 *order, size_t len, TieContext *tc)

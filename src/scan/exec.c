@@ -122,6 +122,15 @@ use_minimal_slot(BitonicScanState *state, EState *estate)
 	ss->ps.resultopsset = true;
 }
 
+/* Tie-pass callback: the row with locator `item` is about to be read. */
+static void
+prefetch_row(void *arg, uint32 item)
+{
+	BitonicScanState *state = (BitonicScanState *) arg;
+
+	__builtin_prefetch(BitonicStoreGet(&state->store, item));
+}
+
 /* Set up the key machinery for the plan's sort columns. */
 static void
 init_multisort(BitonicScanState *state)
@@ -141,6 +150,8 @@ init_multisort(BitonicScanState *state)
 	state->ms.order_read_forward = !state->random_access;
 	/* the pairs and their split room are queued to the store's prefaulter */
 	state->ms.prefaulter = &state->store.prefaulter;
+	/* the tie pass asks for a run's rows ahead of reading them */
+	state->ms.prefetch = prefetch_row;
 }
 
 /* BeginCustomScan: start the child, the slot and the memory context. */
@@ -324,15 +335,6 @@ fetch_column(void *arg, uint32 item, int column, Datum *value, bool *isnull)
 	*value = stored_attr(state, item, state->keys.attnos[column], isnull);
 }
 
-/* Tie-pass callback: the row with locator `item` is about to be read. */
-static void
-prefetch_row(void *arg, uint32 item)
-{
-	BitonicScanState *state = (BitonicScanState *) arg;
-
-	__builtin_prefetch(BitonicStoreGet(&state->store, item));
-}
-
 /* Sort the rows in memory: pairs and tie pass give the locators in order. */
 static void
 sort_in_memory(BitonicScanState *state)
@@ -344,7 +346,6 @@ sort_in_memory(BitonicScanState *state)
 	/* while sorting: the store, the pairs and the order (BitonicMultiSortBytes) */
 	sorting = BitonicScanHeldBytes(state);
 	state->peak_bytes = Max(state->peak_bytes, sorting);
-	state->ms.prefetch = prefetch_row;
 	state->order = BitonicMultiSortRun(&state->ms, fetch_column, state);
 	/* and the sorters' scratch memory */
 	state->peak_bytes = Max(state->peak_bytes, sorting + state->ms.scratch_bytes);
