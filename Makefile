@@ -49,6 +49,8 @@ OBJS = \
 	src/scan/planner.o \
 	src/scan/replace.o \
 	src/scan/unique.o \
+	src/scan/window.o \
+	src/scan/window_exec.o \
 	src/scan/values.o \
 	src/scan/hash_cost.o \
 	src/scan/join_paths.o \

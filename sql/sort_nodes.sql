@@ -80,6 +80,46 @@ SELECT id, sum(n) OVER (PARTITION BY i % 7 ORDER BY a RANGE BETWEEN 3 PRECEDING 
 SELECT same_rows('SELECT id, sum(n) OVER (PARTITION BY i % 7 ORDER BY a RANGE BETWEEN 3 PRECEDING AND CURRENT ROW),
        dense_rank() OVER (ORDER BY s COLLATE "C", id) FROM sn');
 
+-- row_number(), rank() and dense_rank() alone in a window: on 15-17 the
+-- node numbers its rows itself where the WindowAgg was (Window Functions in
+-- EXPLAIN; 18 keeps the WindowAgg, as its EXPLAIN names a window from that
+-- node), partitions and peers told apart by the window's equality operators
+EXPLAIN (COSTS OFF) SELECT id, row_number() OVER w, rank() OVER w, dense_rank() OVER w
+  FROM sn WINDOW w AS (PARTITION BY i % 7 ORDER BY f DESC NULLS FIRST, id);
+SELECT same_rows('SELECT id, row_number() OVER w, rank() OVER w, dense_rank() OVER w
+  FROM sn WINDOW w AS (PARTITION BY i % 7 ORDER BY f DESC NULLS FIRST, id)');
+-- peers: equal f share a rank (NaN with NaN, -0 with 0, NULL with NULL)
+SELECT same_rows('SELECT id, f, rank() OVER w, dense_rank() OVER w FROM sn WINDOW w AS (PARTITION BY a % 3 ORDER BY f)');
+SELECT same_rows('SELECT id, s, rank() OVER (ORDER BY s COLLATE "C" DESC), dense_rank() OVER (ORDER BY s COLLATE "C" DESC) FROM sn');
+SELECT same_rows('SELECT id, n, rank() OVER (PARTITION BY s ORDER BY n NULLS FIRST) FROM sn');
+-- no ORDER BY: a partition's rows are all peers; keys alone (one int8 column)
+SELECT same_rows('SELECT i, rank() OVER (PARTITION BY i), dense_rank() OVER (PARTITION BY i) FROM sn');
+SELECT same_rows('SELECT a, row_number() OVER w, rank() OVER w, dense_rank() OVER w FROM sn WINDOW w AS (ORDER BY a)');
+-- an expression of the function, and a sort of its values above the node
+EXPLAIN (COSTS OFF) SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id;
+SELECT same_order('SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id');
+-- past work_mem the rows come from the node's tuplesort (the last row is copied)
+SET work_mem = '64kB';
+SELECT same_rows('SELECT id, rank() OVER w, dense_rank() OVER w, row_number() OVER w FROM sn WINDOW w AS (PARTITION BY i ORDER BY a, id)');
+SET work_mem = '64MB';
+-- a rescan numbers from 1 again: the subquery's node replayed for each x
+EXPLAIN (COSTS OFF) SELECT x, (SELECT min(id) FROM (SELECT id, row_number() OVER (ORDER BY a, id) rn FROM sn) s
+  WHERE rn % 10000 = x) FROM generate_series(1, 3) x;
+SELECT same_order('SELECT x, (SELECT min(id) FROM (SELECT id, row_number() OVER (ORDER BY a, id) rn FROM sn) s
+  WHERE rn % 10000 = x) FROM generate_series(1, 3) x');
+-- a scroll cursor reads back through a Material above the node
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, rank() OVER (ORDER BY a) FROM sn ORDER BY a, id;
+SET LOCAL bitonic_sort.enable = off;
+DECLARE n SCROLL CURSOR FOR SELECT id, rank() OVER (ORDER BY a) FROM sn ORDER BY a, id;
+FETCH LAST FROM c;
+FETCH LAST FROM n;
+FETCH BACKWARD 2 FROM c;
+FETCH BACKWARD 2 FROM n;
+COMMIT;
+-- another window function in the same window: the WindowAgg stays
+EXPLAIN (COSTS OFF) SELECT id, row_number() OVER w, lag(id) OVER w FROM sn WINDOW w AS (ORDER BY a, id);
+
 -- GroupAggregate and grouping sets (hash aggregation off, so both plans sort)
 SET enable_hashagg = off;
 EXPLAIN (COSTS OFF) SELECT a, count(*), sum(f) FROM sn GROUP BY a;

@@ -17,6 +17,7 @@
 #include "scan/slot.h"
 #include "scan/spill.h"
 #include "scan/values.h"
+#include "scan/window.h"
 
 #include "access/htup_details.h"
 #include "executor/executor.h"
@@ -91,6 +92,22 @@ BitonicScanCreateState(CustomScan *cscan)
 	state->css.flags = cscan->flags;
 	keys_from_private(cscan->custom_private, &state->keys);
 	return (Node *) state;
+}
+
+/*
+ * Rows carry the child's columns; the scan slot adds the window functions'
+ * values after them, filled row by row (window_exec.c), and the projection
+ * reads that slot.
+ */
+static void
+use_window_slot(BitonicScanState *state, EState *estate, List *spec)
+{
+	ScanState  *ss = &state->css.ss;
+	PlanState  *child = linitial(state->css.custom_ps);
+	TupleDesc	rows = ExecTypeFromTL(child->plan->targetlist);
+
+	state->slot = ExecInitExtraTupleSlot(estate, rows, &TTSOpsMinimalTuple);
+	state->window = BitonicWindowBegin(spec, rows, ss->ss_ScanTupleSlot, &ss->ps);
 }
 
 /*
@@ -169,7 +186,10 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 	child = ExecInitNode(linitial(cscan->custom_plans), estate,
 						 eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	node->custom_ps = list_make1(child);
-	use_minimal_slot(state, estate);
+	if (list_length(cscan->custom_private) > 5)
+		use_window_slot(state, estate, list_nth(cscan->custom_private, 5));
+	else
+		use_minimal_slot(state, estate);
 	state->cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort rows",
 									   ALLOCSET_DEFAULT_SIZES);
 	init_multisort(state);
@@ -701,8 +721,14 @@ static TupleTableSlot *
 exec_bitonic_scan(CustomScanState *node)
 {
 	ProjectionInfo *projection = node->ss.ps.ps_ProjInfo;
+	BitonicScanState *state = (BitonicScanState *) node;
 	TupleTableSlot *row = bitonic_access(&node->ss);
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	/* rows of the in-memory store stay put: the window keeps the last by reference */
+	if (state->window != NULL && !TupIsNull(row))
+		row = BitonicWindowNext(state->window, row,
+								state->phase == BITONIC_PHASE_SORTED && state->values == NULL);
 
 	if (projection == NULL)
 		return row;
@@ -736,8 +762,10 @@ rescan_bitonic_scan(CustomScanState *node)
 
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(child, node->ss.ps.chgParam);
-	/* a replay starts the node's Unique afresh: no row handed out yet */
+	/* a replay starts the node's Unique and window numbering afresh */
 	state->has_last_key = false;
+	if (state->window != NULL)
+		BitonicWindowRestart(state->window);
 	if (state->phase == BITONIC_PHASE_EMPTY)
 	{
 		if (child->chgParam == NULL)

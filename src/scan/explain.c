@@ -1,10 +1,12 @@
 /*
  * explain.c — what EXPLAIN shows for a BitonicSort node: the sort keys
- * written as the native Sort writes them, backend, algorithm and key kind;
+ * written as the native Sort writes them, a Unique or window functions done
+ * in the node, backend, algorithm and key kind;
  * with ANALYZE the memory, the time per phase and whether it spilled.
  */
 #include "scan/explain.h"
 #include "scan/heap_read.h"
+#include "scan/window.h"
 
 #include "commands/explain.h"
 #include "nodes/nodeFuncs.h"
@@ -110,6 +112,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* the node hands out the first row of each first key: a Unique done here (unique.c) */
 	if (state->keys.unique)
 		ExplainPropertyBool("Unique", true, es);
+	/* and where a WindowAgg was, the window functions it computes (window.c) */
+	if (state->window != NULL)
+		ExplainPropertyList("Window Functions", BitonicWindowFuncNames(state->window), es);
 	if (state->values != NULL)
 	{
 		/* keys alone are sorted by vqsort on the CPU, whatever takes pairs */

@@ -41,6 +41,7 @@ typedef enum BitonicScanPhase
 struct BitonicHeapRead;
 struct BitonicIngest;
 struct BitonicValues;
+struct BitonicWindow;
 
 /* Bytes of each of the ingest's two staging buffers (ingest.c). */
 #define BITONIC_STAGE_BYTES ((size_t) 256 * 1024)
@@ -56,6 +57,7 @@ typedef struct BitonicScanState
 	bool		random_access;	/* backward scan, mark/restore or rewind asked for */
 	TupleTableSlot *slot;		/* minimal-tuple slot holding the row to return */
 	TupleTableSlot *output;		/* mapped slot returned instead, or NULL (slot.c) */
+	struct BitonicWindow *window;	/* window functions computed in a WindowAgg's place, or NULL */
 	MemoryContext cxt;			/* tuples, pairs and order of the current sort */
 	BitonicScanPhase phase;
 

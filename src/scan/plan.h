@@ -2,7 +2,8 @@
  * scan/plan.h — the BitonicSort custom path in the planner: built and
  * costed (planner.c), put in place of native sorts at every stage
  * (replace.c), with a Unique on one exact key done by the node itself
- * (unique.c), as a merge join's inputs (join_paths.c), with hash tables
+ * (unique.c), row numbers and ranks done by the node in a WindowAgg's place
+ * (window.c), as a merge join's inputs (join_paths.c), with hash tables
  * charged what they really cost (hash_cost.c).
  */
 #ifndef BITONIC_SCAN_PLAN_H
@@ -25,6 +26,10 @@ extern bool BitonicPathKeyExact(const CustomPath *cpath);
 
 /* unique.c */
 extern Path *BitonicUniqueAbsorbed(UpperUniquePath *unique);
+
+/* window.c */
+extern Path *BitonicWindowAbsorbed(WindowAggPath *window);
+extern List *BitonicWindowColumns(List *custom_private, AttrNumber first_resno);
 
 /* replace.c */
 extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);

@@ -540,7 +540,10 @@ plan_bitonic_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = best_path->custom_private;
-	cscan->custom_scan_tlist = copyObject(child->targetlist);
+	/* the child's columns, then those of window functions the node computes */
+	cscan->custom_scan_tlist = list_concat(copyObject(child->targetlist),
+										   BitonicWindowColumns(best_path->custom_private,
+																list_length(child->targetlist) + 1));
 	cscan->custom_relids = NULL;
 	cscan->methods = &bitonic_scan_methods;
 	return &cscan->scan.plan;

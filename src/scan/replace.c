@@ -336,10 +336,12 @@ sorts_replaced(PlannerInfo *root, Path *path, bool bounded, Savings *saved)
 	/* a LIMIT bounds the sort right below it, through projections only */
 	bounded = IsA(path, LimitPath) || (bounded && IsA(path, ProjectionPath));
 	replaced = inputs_replaced(root, path, shape, bounded, saved);
-	if (replaced != path && IsA(replaced, UpperUniquePath) &&
-		(absorbed = BitonicUniqueAbsorbed((UpperUniquePath *) replaced)) != NULL)
+	absorbed = replaced == path ? NULL :
+		IsA(replaced, UpperUniquePath) ? BitonicUniqueAbsorbed((UpperUniquePath *) replaced) :
+		IsA(replaced, WindowAggPath) ? BitonicWindowAbsorbed((WindowAggPath *) replaced) : NULL;
+	if (absorbed != NULL)
 	{
-		/* the Unique's own work is the node's now */
+		/* the Unique's or WindowAgg's own work is the node's now */
 		saved->startup += replaced->startup_cost - absorbed->startup_cost;
 		saved->total += replaced->total_cost - absorbed->total_cost;
 		return absorbed;
