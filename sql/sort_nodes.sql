@@ -4,10 +4,8 @@
 -- over a partitioned table and in a prepared statement's generic plan.
 -- Each shape: EXPLAIN shows the node where the Sort was, with the same Sort
 -- Key, and the rows are those of the same query with the module off.  The
--- native Sort stays for a LIMIT's top-N, small inputs (min_rows), a key the
--- input does not output (x.a + 1 below), and the Append of a set
--- operation's inputs (INTERSECT, EXCEPT, sorted UNION), whose columns belong
--- to no relation; their rows are compared all the same.
+-- native Sort stays for a LIMIT's top-N, small inputs (min_rows) and a key
+-- the input does not output (x.a + 1 below).
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SET bitonic_sort.min_rows = 0;
 SET work_mem = '64MB';
@@ -117,6 +115,18 @@ FETCH LAST FROM n;
 FETCH BACKWARD 2 FROM c;
 FETCH BACKWARD 2 FROM n;
 COMMIT;
+-- a window target a parallel worker cannot run (a subplan over a temporary
+-- table): no Gather over the node where parallel plans are forced
+CREATE TEMP TABLE sn_tmp AS SELECT g AS x FROM generate_series(1, 10) g;
+CREATE FUNCTION force_parallel(state text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN  -- debug_parallel_query from 16, force_parallel_mode before
+  PERFORM set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                          THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, state, false);
+END $$;
+SELECT force_parallel('on');
+EXPLAIN (COSTS OFF) SELECT id, row_number() OVER (ORDER BY a, id), (SELECT count(*) FROM sn_tmp WHERE x = sn.id) FROM sn;
+SELECT same_rows('SELECT id, row_number() OVER (ORDER BY a, id), (SELECT count(*) FROM sn_tmp WHERE x = sn.id) FROM sn');
+SELECT force_parallel('off');
 -- another window function in the same window: the WindowAgg stays
 EXPLAIN (COSTS OFF) SELECT id, row_number() OVER w, lag(id) OVER w FROM sn WINDOW w AS (ORDER BY a, id);
 
@@ -235,8 +245,15 @@ EXPLAIN (COSTS OFF) SELECT i, count(*) FROM sn GROUP BY i;
 EXPLAIN (COSTS OFF) SELECT DISTINCT a FROM sn;
 SET enable_hashagg = off;
 
--- SetOp and sorted UNION: the native Sort over the inputs' Append
+-- SetOp and sorted UNION: the node over the inputs' Append (before 18; 18
+-- sorts each input apart), its keys named through the Append as the native
+-- Sort's are, in every format and in VERBOSE's Output
 EXPLAIN (COSTS OFF) SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn;
+SELECT * FROM node_outputs('SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn');
+EXPLAIN (COSTS OFF, FORMAT YAML) SELECT a FROM sn EXCEPT SELECT a + 1 FROM sn;
+-- in a subquery (its range table is appended to the query's)
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sn x WHERE x.a IN (SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn);
+SELECT same_rows('SELECT count(*) FROM sn x WHERE x.a IN (SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn)');
 SELECT same_rows('SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn');
 EXPLAIN (COSTS OFF) SELECT s FROM sn EXCEPT ALL SELECT s FROM sn WHERE i < 50;
 SELECT same_rows('SELECT s FROM sn EXCEPT ALL SELECT s FROM sn WHERE i < 50');

@@ -63,7 +63,7 @@ keys_from_private(List *custom_private, BitonicScanKeys *keys)
 	List	   *sortops = lsecond(custom_private);
 	List	   *collations = lthird(custom_private);
 	List	   *nulls_first = lfourth(custom_private);
-	List	   *unique = list_nth(custom_private, 4);
+	List	   *unique = list_nth(custom_private, 4);	/* the flags */
 	int			n = list_length(attnos);
 
 	keys->nkeys = n;
@@ -78,7 +78,7 @@ keys_from_private(List *custom_private, BitonicScanKeys *keys)
 		keys->collations[i] = list_nth_oid(collations, i);
 		keys->nulls_first[i] = list_nth_int(nulls_first, i) != 0;
 	}
-	keys->unique = linitial_int(unique) != 0;
+	keys->unique = (linitial_int(unique) & BITONIC_FLAG_UNIQUE) != 0;
 }
 
 /* CreateCustomScanState: the node's state, sort columns from the plan. */

@@ -17,6 +17,10 @@
 /* Name of the node in EXPLAIN and of its registered methods. */
 #define BITONIC_SCAN_NAME "BitonicSort"
 
+/* Flags of the node, the one int of custom_private's fifth list. */
+#define BITONIC_FLAG_UNIQUE			1	/* it does a Unique on its first key (unique.c) */
+#define BITONIC_FLAG_SETOP_INPUT	2	/* its input is a set operation's Append (setop_names.c) */
+
 /* planner.c */
 extern void BitonicScanPlannerInit(void);
 extern CustomPath *BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input,
@@ -34,6 +38,11 @@ extern List *BitonicWindowColumns(List *custom_private, AttrNumber first_resno);
 /* replace.c */
 extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
 extern Path *BitonicJoinInputSort(PlannerInfo *root, Path *input, List *pathkeys);
+
+/* setop_names.c */
+extern uint64 BitonicSetopInputsPlanned;
+extern bool BitonicHasSetopVar(Node *node, void *context);
+extern void BitonicSetopNamesInit(void);
 
 /* hash_cost.c */
 extern void BitonicChargeHashTables(RelOptInfo *rel);

@@ -105,30 +105,15 @@ path_copy(Path *path, const PathShape *shape)
 	return copy;
 }
 
-/* Whether expression node holds a Var of no relation (varno 0: a set operation's output column). */
-static bool
-has_setop_var(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var))
-		return ((Var *) node)->varno == 0;
-	return expression_tree_walker(node, has_setop_var, context);
-}
-
 /*
  * Whether a sort of input may be replaced at all: not a top-N sort, not too
- * few rows, not an input that takes parameters from an outer join, and not
- * the Append of a set operation's inputs (sorted UNION, INTERSECT, EXCEPT
- * before 18), whose columns belong to no relation: EXPLAIN could not name
- * them in the node's own target list.
+ * few rows, not an input that takes parameters from an outer join.
  */
 static bool
 replaceable(Path *input, bool bounded)
 {
 	return !bounded && input->param_info == NULL &&
-		input->rows >= (double) bitonic_sort_min_rows &&
-		!has_setop_var((Node *) input->pathtarget->exprs, NULL);
+		input->rows >= (double) bitonic_sort_min_rows;
 }
 
 /*

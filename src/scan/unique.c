@@ -43,6 +43,6 @@ BitonicUniqueAbsorbed(UpperUniquePath *unique)
 	absorbed->path.total_cost += cpu_operator_cost * sort->path.rows;
 	absorbed->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	absorbed->custom_private = list_copy(sort->custom_private);
-	llast(absorbed->custom_private) = list_make1_int(1);
+	list_nth_cell(absorbed->custom_private, 4)->ptr_value = list_make1_int(BITONIC_FLAG_UNIQUE);
 	return &absorbed->path;
 }

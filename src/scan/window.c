@@ -25,6 +25,8 @@
 #include "optimizer/optimizer.h"
 #include "utils/fmgroids.h"
 
+#if PG_VERSION_NUM < 180000
+
 /* The window functions of an expression tree, each once. */
 static bool
 collect_window_funcs(Node *node, List **funcs)
@@ -89,10 +91,10 @@ clause_columns(List *clauses, PathTarget *target, List **attnos, List **eqops,
 /*
  * The BitonicSort below window, made to compute its window functions, in the
  * WindowAgg's place; NULL where the WindowAgg must stay (another function, a
- * run condition, another input, a mapped output, PostgreSQL 18).
+ * run condition, another input, a mapped output).
  */
-Path *
-BitonicWindowAbsorbed(WindowAggPath *window)
+static Path *
+absorbed_window(WindowAggPath *window)
 {
 	CustomPath *sort = (CustomPath *) window->subpath;
 	WindowClause *wc = window->winclause;
@@ -107,16 +109,13 @@ BitonicWindowAbsorbed(WindowAggPath *window)
 	CustomPath *absorbed;
 	ListCell   *lc;
 
-#if PG_VERSION_NUM >= 180000
-	return NULL;
-#endif
 	/* the node must store its input's rows as they are (no mapped output) */
 	if (!BitonicIsSortPath(window->subpath) || list_length(sort->custom_private) != 5 ||
 		((Path *) linitial(sort->custom_paths))->pathtarget != sort->path.pathtarget)
 		return NULL;
 	if (window->qual != NIL)
 		return NULL;
-#if PG_VERSION_NUM >= 160000
+#if PG_VERSION_NUM >= 170000
 	if (window->runCondition != NIL)
 		return NULL;
 #else
@@ -146,12 +145,34 @@ BitonicWindowAbsorbed(WindowAggPath *window)
 	absorbed->path.parent = window->path.parent;
 	absorbed->path.pathtarget = window->path.pathtarget;
 	absorbed->path.rows = window->path.rows;
+	/* the window's target may hold what a parallel worker cannot run */
+	absorbed->path.parallel_safe = sort->path.parallel_safe && window->path.parallel_safe;
 	/* the equality tests per row that WindowAgg charges among its own work */
 	absorbed->path.total_cost += cpu_operator_cost * sort->path.rows *
 		(list_length(part_attnos) + list_length(order_attnos) + 1);
+	/* and its target's expressions, evaluated per row as WindowAgg would */
+	absorbed->path.startup_cost += window->path.pathtarget->cost.startup;
+	absorbed->path.total_cost += window->path.pathtarget->cost.startup +
+		window->path.pathtarget->cost.per_tuple * window->path.rows;
 	absorbed->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	absorbed->custom_private = lappend(list_copy(sort->custom_private), spec);
 	return &absorbed->path;
+}
+#endif							/* PG_VERSION_NUM < 180000 */
+
+/*
+ * window's BitonicSort computing its window functions, in its place, or NULL
+ * where the WindowAgg stays; always on PostgreSQL 18, whose EXPLAIN names a
+ * window function's window from the WindowAgg node.
+ */
+Path *
+BitonicWindowAbsorbed(WindowAggPath *window)
+{
+#if PG_VERSION_NUM < 180000
+	return absorbed_window(window);
+#else
+	return NULL;
+#endif
 }
 
 /*
