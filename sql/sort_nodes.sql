@@ -4,8 +4,7 @@
 -- over a partitioned table and in a prepared statement's generic plan.
 -- Each shape: EXPLAIN shows the node where the Sort was, with the same Sort
 -- Key, and the rows are those of the same query with the module off.  The
--- native Sort stays for a LIMIT's top-N, small inputs (min_rows) and a key
--- the input does not output (x.a + 1 below).
+-- native Sort stays for a LIMIT's top-N and small inputs (min_rows).
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SET bitonic_sort.min_rows = 0;
 SET work_mem = '64MB';
@@ -274,6 +273,10 @@ EXPLAIN (COSTS OFF) SELECT id FROM sn x WHERE EXISTS (SELECT 1 FROM sn y WHERE y
 SELECT same_rows('SELECT id FROM sn x WHERE EXISTS (SELECT 1 FROM sn y WHERE y.s = x.s AND y.i <> x.i)');
 EXPLAIN (COSTS OFF) SELECT id FROM sn x WHERE NOT EXISTS (SELECT 1 FROM sn y WHERE y.a = x.a + 1);
 SELECT same_rows('SELECT id FROM sn x WHERE NOT EXISTS (SELECT 1 FROM sn y WHERE y.a = x.a + 1)');
+-- a key the input does not output (x.a + 1 above, both sides below) is
+-- added to the input's columns, as the native Sort adds it
+SELECT * FROM node_outputs('SELECT x.id, y.id FROM sn x FULL JOIN sn y ON x.id * 3 = y.id + 100');
+SELECT same_rows('SELECT x.id, y.id FROM sn x FULL JOIN sn y ON x.id * 3 = y.id + 100');
 RESET enable_hashjoin;
 RESET enable_nestloop;
 

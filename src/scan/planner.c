@@ -17,6 +17,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -363,6 +364,45 @@ stored_input(List *pathkeys, Path *input, List **attnos, List **sortops,
 }
 
 /*
+ * input with the pathkeys' expressions it does not output added after its
+ * columns (a projection), as the native Sort adds them to its input's target
+ * list (a merge join on x.a + 1); input itself where it outputs them all,
+ * NULL where one cannot be computed from its columns.
+ */
+static Path *
+input_with_keys(PlannerInfo *root, Path *input, List *pathkeys)
+{
+	PathTarget *target = NULL;
+	ListCell   *lc;
+
+	foreach(lc, pathkeys)
+	{
+		PathKey    *pk = lfirst_node(PathKey, lc);
+		EquivalenceMember *em = NULL;
+		ListCell   *le;
+
+		foreach(le, input->pathtarget->exprs)
+		{
+			if (find_ec_member_matching_expr(pk->pk_eclass, lfirst(le), NULL) != NULL)
+				break;
+		}
+		if (le != NULL)
+			continue;
+		em = find_computable_ec_member(root, pk->pk_eclass, input->pathtarget->exprs,
+									   input->parent->relids, false);
+		if (em == NULL)
+			return NULL;
+		if (target == NULL)
+			target = copy_pathtarget(input->pathtarget);
+		add_column_to_pathtarget(target, em->em_expr, 0);
+	}
+	if (target == NULL)
+		return input;
+	set_pathtarget_cost_width(root, target);
+	return (Path *) create_projection_path(root, input->parent, input, target);
+}
+
+/*
  * The BitonicSort path of rel that sorts input by pathkeys, or NULL when it
  * cannot sort these keys.
  */
@@ -374,12 +414,15 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 			   *collations = NIL,
 			   *nulls_first = NIL;
 	CustomPath *cpath;
-	Path	   *stored = stored_input(pathkeys, input, &attnos, &sortops, &collations,
-									  &nulls_first);
+	Path	   *stored;
 	Expr	   *first_expr;
 	BitonicKeyKind kind;
 	bool		libc_text;
 
+	input = input_with_keys(root, input, pathkeys);
+	if (input == NULL)
+		return NULL;
+	stored = stored_input(pathkeys, input, &attnos, &sortops, &collations, &nulls_first);
 	if (stored == NULL)
 		return NULL;
 
