@@ -51,7 +51,7 @@ OBJS = \
 	src/scan/unique.o \
 	src/scan/window.o \
 	src/scan/window_exec.o \
-	src/scan/setop_names.o \
+	src/scan/input_names.o \
 	src/scan/values.o \
 	src/scan/hash_cost.o \
 	src/scan/join_paths.o \

@@ -19,7 +19,7 @@
 
 /* Flags of the node, the one int of custom_private's fifth list. */
 #define BITONIC_FLAG_UNIQUE			1	/* it does a Unique on its first key (unique.c) */
-#define BITONIC_FLAG_SETOP_INPUT	2	/* its input is a set operation's Append (setop_names.c) */
+#define BITONIC_FLAG_NAMED_BY_INPUT	2	/* its input names some of its columns (input_names.c) */
 
 /* planner.c */
 extern void BitonicScanPlannerInit(void);
@@ -39,10 +39,11 @@ extern List *BitonicWindowColumns(List *custom_private, AttrNumber first_resno);
 extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
 extern Path *BitonicJoinInputSort(PlannerInfo *root, Path *input, List *pathkeys);
 
-/* setop_names.c */
-extern uint64 BitonicSetopInputsPlanned;
+/* input_names.c */
+extern uint64 BitonicNamedByInputPlanned;
 extern bool BitonicHasSetopVar(Node *node, void *context);
-extern void BitonicSetopNamesInit(void);
+extern bool BitonicNamedByInput(Node *node);
+extern void BitonicInputNamesInit(void);
 
 /* hash_cost.c */
 extern void BitonicChargeHashTables(RelOptInfo *rel);

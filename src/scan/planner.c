@@ -583,15 +583,15 @@ plan_bitonic_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = best_path->custom_private;
-	/* a set operation's Append: its columns are named once the plan is final (setop_names.c) */
-	if (BitonicHasSetopVar((Node *) child->targetlist, NULL))
+	/* columns only the input can name are named once the plan is final (input_names.c) */
+	if (BitonicNamedByInput((Node *) child->targetlist))
 	{
 		List	   *flags = list_nth(best_path->custom_private, 4);
 
 		cscan->custom_private = list_copy(best_path->custom_private);
 		list_nth_cell(cscan->custom_private, 4)->ptr_value =
-			list_make1_int(linitial_int(flags) | BITONIC_FLAG_SETOP_INPUT);
-		BitonicSetopInputsPlanned++;
+			list_make1_int(linitial_int(flags) | BITONIC_FLAG_NAMED_BY_INPUT);
+		BitonicNamedByInputPlanned++;
 	}
 	/* the child's columns, then those of window functions the node computes */
 	cscan->custom_scan_tlist = list_concat(copyObject(child->targetlist),
@@ -609,6 +609,6 @@ BitonicScanPlannerInit(void)
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = bitonic_upper_paths;
 	BitonicJoinPathsInit();
-	BitonicSetopNamesInit();
+	BitonicInputNamesInit();
 	RegisterCustomScanMethods(&bitonic_scan_methods);
 }

@@ -51,6 +51,9 @@ typedef struct PathShape
 	 {offsetof(JoinPath, outerjoinpath), offsetof(JoinPath, innerjoinpath)}, 0}
 
 static const PathShape path_shapes[] = {
+#if PG_VERSION_NUM >= 180000
+	ONE_INPUT(SubqueryScanPath),
+#endif
 	ONE_INPUT(ProjectionPath),
 	ONE_INPUT(ProjectSetPath),
 	ONE_INPUT(SortPath),
@@ -318,6 +321,13 @@ sorts_replaced(PlannerInfo *root, Path *path, bool bounded, Savings *saved)
 		return path;
 	if (IsA(path, SortPath))
 		return sort_replaced(root, (SortPath *) path, shape, bounded, saved);
+	/*
+	 * PostgreSQL 18 sorts each input of INTERSECT and EXCEPT inside its
+	 * subquery, after the subquery's own stages: those sorts are replaced in
+	 * the subquery's own planner state (only there on 18).
+	 */
+	if (IsA(path, SubqueryScanPath))
+		return inputs_replaced(path->parent->subroot, path, shape, false, saved);
 	/* a LIMIT bounds the sort right below it, through projections only */
 	bounded = IsA(path, LimitPath) || (bounded && IsA(path, ProjectionPath));
 	replaced = inputs_replaced(root, path, shape, bounded, saved);
