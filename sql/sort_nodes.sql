@@ -254,6 +254,22 @@ EXPLAIN (COSTS OFF, FORMAT YAML) SELECT a FROM sn EXCEPT SELECT a + 1 FROM sn;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM sn x WHERE x.a IN (SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn);
 SELECT same_rows('SELECT count(*) FROM sn x WHERE x.a IN (SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn)');
 SELECT same_rows('SELECT a FROM sn INTERSECT SELECT a + 1 FROM sn');
+-- a chain of set operations, each input's node over the next one's: a
+-- cached plan holds each input once (the node's input is its outer plan
+-- alone once its columns are named; shared, a copy doubled at each level:
+-- 16 MB here)
+SET plan_cache_mode = force_generic_plan;
+PREPARE bs_chain AS SELECT a FROM sn INTERSECT SELECT a FROM sn INTERSECT SELECT a FROM sn
+  INTERSECT SELECT a FROM sn INTERSECT SELECT a FROM sn INTERSECT SELECT a FROM sn
+  INTERSECT SELECT a FROM sn INTERSECT SELECT a FROM sn INTERSECT SELECT a FROM sn
+  INTERSECT SELECT a FROM sn INTERSECT SELECT a FROM sn INTERSECT SELECT a FROM sn;
+SELECT plan_has('EXECUTE bs_chain', 'BitonicSort') AS node_used;
+CREATE TEMP TABLE bs_chain_rows AS EXECUTE bs_chain;
+SELECT (SELECT count(*) FROM bs_chain_rows) AS rows,
+       (SELECT sum(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'CachedPlan')
+         < 4 * 1024 * 1024 AS cached_plans_small;
+DEALLOCATE bs_chain;
+RESET plan_cache_mode;
 EXPLAIN (COSTS OFF) SELECT s FROM sn EXCEPT ALL SELECT s FROM sn WHERE i < 50;
 SELECT same_rows('SELECT s FROM sn EXCEPT ALL SELECT s FROM sn WHERE i < 50');
 EXPLAIN (COSTS OFF) SELECT a, i FROM sn UNION SELECT i, a FROM sn;

@@ -183,7 +183,7 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 	state->random_access = (eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD |
 									  EXEC_FLAG_MARK)) != 0;
 	/* The node holds every row itself: the child never rewinds or goes back. */
-	child = ExecInitNode(linitial(cscan->custom_plans), estate,
+	child = ExecInitNode(BitonicScanInput(cscan), estate,
 						 eflags & ~(EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	node->custom_ps = list_make1(child);
 	if (list_length(cscan->custom_private) > 5)

@@ -15,9 +15,12 @@
  * (OUTER_VAR), and the input is also set as the node's outer plan, where
  * EXPLAIN's deparser looks for the plan an OUTER_VAR refers to: the columns
  * are then named through the input as the native Sort's are ("*SELECT*
- * 1".a, row_number() OVER w1).  The executor and EXPLAIN start and print
- * only custom_plans; the outer plan is read by the deparser alone, and the
- * column's type, typmod and collation stay as they were.
+ * 1".a, row_number() OVER w1).  The input then is the outer plan alone
+ * (custom_plans empties): the node starts it from there (exec.c,
+ * BitonicScanInput) and keeps its state in custom_ps, where EXPLAIN prints
+ * it.  The columns' types, typmods and collations stay as they were.  (On
+ * 18, EXPLAIN's "Disabled" sums a CustomScan's custom_plans only: such a
+ * node over an input with disabled nodes shows Disabled: true.)
  */
 #include "scan/plan.h"
 
@@ -62,8 +65,12 @@ BitonicNamedByInput(Node *node)
 static void
 name_columns(CustomScan *cscan)
 {
-	int			ninput = list_length(((Plan *) linitial(cscan->custom_plans))->targetlist);
+	int			ninput;
 	ListCell   *lc;
+
+	if (cscan->custom_plans == NIL)
+		return;					/* named already */
+	ninput = list_length(((Plan *) linitial(cscan->custom_plans))->targetlist);
 
 	foreach(lc, cscan->custom_scan_tlist)
 	{
@@ -79,7 +86,13 @@ name_columns(CustomScan *cscan)
 			tle->expr = (Expr *) makeVar(OUTER_VAR, tle->resno, exprType(expr),
 										 exprTypmod(expr), exprCollation(expr), 0);
 	}
+	/*
+	 * The input moves to the outer plan, not shared by both: a plan cache's
+	 * copy or a parallel worker's serialised plan would otherwise hold the
+	 * input twice, and twice again for each such node below.
+	 */
 	cscan->scan.plan.lefttree = linitial(cscan->custom_plans);
+	cscan->custom_plans = NIL;
 }
 
 static void name_in_plans(List *plans);
@@ -100,7 +113,7 @@ name_in_plan(Plan *plan)
 				if (strcmp(cscan->methods->CustomName, BITONIC_SCAN_NAME) == 0 &&
 					(linitial_int(list_nth(cscan->custom_private, 4)) & BITONIC_FLAG_NAMED_BY_INPUT))
 					name_columns(cscan);
-				return;
+				break;
 			}
 		case T_Append:
 			name_in_plans(((Append *) plan)->appendplans);

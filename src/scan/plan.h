@@ -39,6 +39,13 @@ extern List *BitonicWindowColumns(List *custom_private, AttrNumber first_resno);
 extern void BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel);
 extern Path *BitonicJoinInputSort(PlannerInfo *root, Path *input, List *pathkeys);
 
+/* The node's input plan: in custom_plans, or its outer plan once input_names.c named its columns. */
+static inline Plan *
+BitonicScanInput(CustomScan *cscan)
+{
+	return cscan->custom_plans != NIL ? (Plan *) linitial(cscan->custom_plans) : outerPlan(cscan);
+}
+
 /* input_names.c */
 extern uint64 BitonicNamedByInputPlanned;
 extern bool BitonicHasSetopVar(Node *node, void *context);

@@ -70,9 +70,37 @@ static const CustomScanMethods bitonic_scan_methods = {
 #define COST_LIBC_TEXT_SORT	0.95
 #define COST_THREAD_GAIN	0.9
 
-/* Find each pathkey's column in exprs; false when one cannot be sorted here. */
+/*
+ * The column of target that pathkey pk sorts by (1-based), its member in *em;
+ * 0 where target has none.  A volatile key (random(), say) is its own class,
+ * and two equal volatile expressions are two keys: its column is found by
+ * its sort reference, as the native Sort finds it.
+ */
+static AttrNumber
+pathkey_column(PathKey *pk, PathTarget *target, EquivalenceMember **em)
+{
+	EquivalenceClass *ec = pk->pk_eclass;
+	ListCell   *le;
+
+	*em = NULL;
+	foreach(le, target->exprs)
+	{
+		int			i = foreach_current_index(le);
+
+		if (ec->ec_has_volatile &&
+			(target->sortgrouprefs == NULL || ec->ec_sortref == 0 ||
+			 target->sortgrouprefs[i] != ec->ec_sortref))
+			continue;
+		*em = find_ec_member_matching_expr(ec, lfirst(le), NULL);
+		if (*em != NULL)
+			return (AttrNumber) (i + 1);
+	}
+	return 0;
+}
+
+/* Find each pathkey's column in target; false when one cannot be sorted here. */
 static bool
-match_sort_columns(List *pathkeys, List *exprs, List **attnos, List **sortops,
+match_sort_columns(List *pathkeys, PathTarget *target, List **attnos, List **sortops,
 				   List **collations, List **nulls_first)
 {
 	ListCell   *lc;
@@ -80,21 +108,11 @@ match_sort_columns(List *pathkeys, List *exprs, List **attnos, List **sortops,
 	foreach(lc, pathkeys)
 	{
 		PathKey    *pk = lfirst_node(PathKey, lc);
-		EquivalenceMember *em = NULL;
-		AttrNumber	attno = 0;
-		ListCell   *le;
+		EquivalenceMember *em;
+		AttrNumber	attno = pathkey_column(pk, target, &em);
 		Oid			sortop;
 
-		foreach(le, exprs)
-		{
-			em = find_ec_member_matching_expr(pk->pk_eclass, lfirst(le), NULL);
-			if (em != NULL)
-			{
-				attno = foreach_current_index(le) + 1;
-				break;
-			}
-		}
-		if (em == NULL)
+		if (attno == 0)
 			return false;
 		sortop = BitonicPathKeySortOp(pk, em->em_datatype);
 		if (!OidIsValid(sortop))
@@ -351,13 +369,13 @@ stored_input(List *pathkeys, Path *input, List **attnos, List **sortops,
 		if (!reorders_columns(input, below) &&
 			below->pathtarget->width <= input->pathtarget->width &&
 			only_columns(input->pathtarget->exprs) &&
-			match_sort_columns(pathkeys, below->pathtarget->exprs,
+			match_sort_columns(pathkeys, below->pathtarget,
 							   attnos, sortops, collations, nulls_first))
 			return below;
 		/* a partial match is forgotten: input's own columns are matched afresh */
 		*attnos = *sortops = *collations = *nulls_first = NIL;
 	}
-	if (!match_sort_columns(pathkeys, input->pathtarget->exprs,
+	if (!match_sort_columns(pathkeys, input->pathtarget,
 							attnos, sortops, collations, nulls_first))
 		return NULL;
 	return input;
@@ -378,16 +396,13 @@ input_with_keys(PlannerInfo *root, Path *input, List *pathkeys)
 	foreach(lc, pathkeys)
 	{
 		PathKey    *pk = lfirst_node(PathKey, lc);
-		EquivalenceMember *em = NULL;
-		ListCell   *le;
+		EquivalenceMember *em;
 
-		foreach(le, input->pathtarget->exprs)
-		{
-			if (find_ec_member_matching_expr(pk->pk_eclass, lfirst(le), NULL) != NULL)
-				break;
-		}
-		if (le != NULL)
+		if (pathkey_column(pk, input->pathtarget, &em) != 0)
 			continue;
+		/* a volatile key is computed once, where the query computes it */
+		if (pk->pk_eclass->ec_has_volatile)
+			return NULL;
 		em = find_computable_ec_member(root, pk->pk_eclass, input->pathtarget->exprs,
 									   input->parent->relids, false);
 		if (em == NULL)
