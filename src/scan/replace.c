@@ -17,8 +17,11 @@
  * Below Gather and Gather Merge, the node sorts each worker's share (it is
  * not parallel-aware: the leader merges, or reads, what the workers sort).
  * Not walked: subqueries in FROM (their own stages were walked when they
- * were planned), and Incremental Sort, whose presorted prefix the native
- * node uses.
+ * were planned), except on PostgreSQL 18, which sorts each input of
+ * INTERSECT and EXCEPT inside its subquery after those stages (walked then
+ * in the subquery's own planner state); and Incremental Sort, whose
+ * presorted prefix the native node uses.  A WindowAgg or Unique over the
+ * replaced sort may go into the node (window.c, unique.c).
  */
 #include "scan/plan.h"
 
