@@ -37,14 +37,14 @@ static planner_hook_type prev_planner_hook = NULL;
 uint64		BitonicNamedByInputPlanned = 0;
 
 /* Whether expression node holds a Var of no relation (varno 0: a set operation's output column). */
-bool
-BitonicHasSetopVar(Node *node, void *context)
+static bool
+has_setop_var(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, Var))
 		return ((Var *) node)->varno == 0;
-	return expression_tree_walker(node, BitonicHasSetopVar, context);
+	return expression_tree_walker(node, has_setop_var, context);
 }
 
 /*
@@ -54,7 +54,7 @@ BitonicHasSetopVar(Node *node, void *context)
 bool
 BitonicNamedByInput(Node *node)
 {
-	return BitonicHasSetopVar(node, NULL)
+	return has_setop_var(node, NULL)
 #if PG_VERSION_NUM >= 180000
 		|| contain_window_function(node)
 #endif

@@ -48,7 +48,6 @@ BitonicScanInput(CustomScan *cscan)
 
 /* input_names.c */
 extern uint64 BitonicNamedByInputPlanned;
-extern bool BitonicHasSetopVar(Node *node, void *context);
 extern bool BitonicNamedByInput(Node *node);
 extern void BitonicInputNamesInit(void);
 
