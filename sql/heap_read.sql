@@ -170,7 +170,12 @@ CREATE TABLE hr_u AS
 ANALYZE hr_u;
 SELECT hr_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) AS rescan_hashed_subplan;
 SET enable_sort = off;
-SELECT regexp_replace(l, 'actual rows=[0-9.]+ ', '') AS loops
+-- (the pages the updates above left depend on whether on-access pruning
+-- ran, which another backend's snapshot can hold off: counted against the
+-- table's size, three loops of all its pages)
+SELECT regexp_replace(regexp_replace(l, 'actual rows=[0-9.]+ ', ''), 'Heap Pages Read: [0-9]+',
+         CASE WHEN l ~ ('Heap Pages Read: ' || 3 * (pg_relation_size('hr') / 8192) || '$')
+              THEN 'Heap Pages Read: 3 x all' ELSE 'Heap Pages Read: not 3 x all' END) AS loops
   FROM hr_explain($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM hr WHERE id NOT IN (SELECT x FROM hr_u WHERE hr_u.c = g) ORDER BY k, id) s) FROM generate_series(1, 3) g$q$) l
   WHERE l ~ 'Seq Scan on hr |BitonicSort|Heap Pages';
 RESET enable_sort;
