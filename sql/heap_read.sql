@@ -211,6 +211,67 @@ RESET enable_sort;
 RESET bitonic_sort.cpu_threads;
 RESET work_mem;
 
+-- an all-visible page goes to the worker that places rows whole: the
+-- backend keys its rows and stages the page (Heap Pages Whole), a page that
+-- is not all-visible row by row; NULL keys, DESC, a text key, ties in block
+-- order, and a spill that takes the rows of the pages still staged (ties
+-- after a spill are tuplesort's: the checks break them by id)
+CREATE TABLE hr_whole (id int, k int8, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO hr_whole
+  SELECT i, CASE WHEN i % 41 = 0 THEN NULL ELSE (hashint4(i) % 3000)::int8 END,
+         md5((i % 7000)::text) || repeat('w', i % 50)
+  FROM generate_series(1, 100000) i;
+-- (a vacuum leaves pages not all-visible while another session's snapshot,
+-- an autovacuum worker's say, is older than the rows: vacuumed again from
+-- another session until every page is, for up to a minute)
+SELECT dblink_connect('hr_vacuum', format('host=%s port=%s dbname=%s user=%s',
+  split_part(current_setting('unix_socket_directories'), ',', 1),
+  current_setting('port'), current_database(), current_user));
+DO $$
+BEGIN
+  FOR i IN 1..600 LOOP
+    PERFORM dblink_exec('hr_vacuum', 'VACUUM (FREEZE, ANALYZE) hr_whole');
+    EXIT WHEN (SELECT relallvisible = relpages FROM pg_class WHERE relname = 'hr_whole');
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT dblink_disconnect('hr_vacuum');
+SELECT relallvisible = relpages AS all_visible FROM pg_class WHERE relname = 'hr_whole';
+UPDATE hr_whole SET pad = pad || 'u', k = k + 1 WHERE id % 997 = 0;
+UPDATE pg_class SET reltuples = 4000000 WHERE relname = 'hr_whole';
+SET work_mem = '256MB';
+SET bitonic_sort.cpu_threads = 2;
+CREATE FUNCTION hr_whole_pages(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  pages bigint;
+  whole bigint := 0;
+  spilled bool := false;
+BEGIN
+  PERFORM set_config('enable_sort', 'off', true);
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Heap Pages Read' THEN pages := substring(line from '[0-9]+')::bigint; END IF;
+    IF line ~ 'Heap Pages Whole' THEN whole := substring(line from '[0-9]+')::bigint; END IF;
+    spilled := spilled OR line ~ 'Spilled: true';
+  END LOOP;
+  RETURN CASE WHEN whole = 0 THEN 'no page whole'
+              WHEN whole < pages THEN 'some pages whole' ELSE 'every page whole' END ||
+         CASE WHEN spilled THEN ', spilled' ELSE '' END;
+END $$;
+SELECT hr_whole_pages('SELECT * FROM hr_whole ORDER BY k') AS whole_pages;
+SELECT hr_check('SELECT * FROM hr_whole ORDER BY k DESC, id') AS whole_desc,
+       hr_check('SELECT * FROM hr_whole ORDER BY k NULLS FIRST, id') AS whole_nulls_first,
+       hr_check('SELECT * FROM hr_whole ORDER BY pad COLLATE "C", id') AS whole_text;
+SET enable_sort = off;
+SELECT (SELECT md5(string_agg(x::text, E'\n')) FROM (SELECT * FROM hr_whole ORDER BY k) x) =
+       (SELECT md5(string_agg(x::text, E'\n' ORDER BY k, ctid)) FROM hr_whole x) AS whole_ties_in_block_order;
+RESET enable_sort;
+SET work_mem = '2MB';
+SELECT hr_whole_pages('SELECT * FROM hr_whole ORDER BY k') AS whole_pages_spilled;
+SELECT hr_check('SELECT * FROM hr_whole ORDER BY k, id') AS whole_spilled;
+RESET bitonic_sort.cpu_threads;
+RESET work_mem;
+
 -- a temporary table (local buffers)
 CREATE TEMP TABLE hr_temp AS SELECT * FROM hr;
 SELECT hr_check('SELECT * FROM hr_temp ORDER BY k DESC, id') AS temp_table;

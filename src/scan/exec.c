@@ -468,6 +468,17 @@ add_heap_row(BitonicScanState *state, const BitonicHeapPage *page, HeapTuple row
 	return true;
 }
 
+/*
+ * Whether the worker that places rows (ingest.c) may take the next page
+ * whole: rows kept as the table has them, the first key a column of it.
+ */
+static bool
+takes_whole_pages(BitonicScanState *state, const BitonicHeapPage *page)
+{
+	return state->ingest != NULL && state->tuplesort == NULL && state->values == NULL &&
+		page->rows_as_is && page->key_attno > 0;
+}
+
 /* read_input from the pages of the table, read by the node itself. */
 static void
 read_heap_input(BitonicScanState *state, BitonicAddRow add)
@@ -475,8 +486,20 @@ read_heap_input(BitonicScanState *state, BitonicAddRow add)
 	BitonicHeapRead *heap = state->heap;
 	BitonicHeapPage *page;
 
-	while ((page = BitonicHeapReadPage(heap)) != NULL)
+	while ((page = BitonicHeapReadPage(heap, takes_whole_pages(state, BitonicHeapReadLayout(heap)))) != NULL)
 	{
+		if (page->whole)
+		{
+			if (BitonicIngestPage(state, page))
+			{
+				state->whole_pages++;
+				cut_when_due(state);
+				continue;
+			}
+			/* memory is used up: the page's rows go to tuplesort, with every row after them */
+			BitonicHeapPageRows(heap);
+			spill(state);
+		}
 		for (int i = 0; i < page->nrows; i++)
 		{
 			HeapTuple	row = &page->rows[i];

@@ -147,6 +147,9 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* the input's table pages read by the node itself, not through its scan (heap_read.c) */
 	if (state->heap != NULL && BitonicHeapReadPages(state->heap) > 0)
 		ExplainPropertyInteger("Heap Pages Read", NULL, (int64) BitonicHeapReadPages(state->heap), es);
+	/* of those, all-visible pages handed to the placing worker whole, keyed by the backend */
+	if (state->whole_pages > 0)
+		ExplainPropertyInteger("Heap Pages Whole", NULL, (int64) state->whole_pages, es);
 	/* the order handed out while its later parts were sorted (sort_parts.c) */
 	if (state->sort_parts > 0)
 		ExplainPropertyInteger("Sort Parts", NULL, state->sort_parts, es);

@@ -217,6 +217,7 @@ release_page(BitonicHeapRead *heap)
 		ReleaseBuffer(heap->page.buffer);
 	heap->page.buffer = InvalidBuffer;
 	heap->page.nrows = 0;
+	heap->page.whole = false;
 }
 
 /* The next page of the table, pinned, or InvalidBuffer past the last. */
@@ -233,18 +234,74 @@ read_next_buffer(BitonicHeapRead *heap)
 #endif
 }
 
+/* Rows[] of a page: its tuple at line pointer off, which is a normal one. */
+static inline void
+set_row(BitonicHeapRead *heap, HeapTuple row, Page page, BlockNumber block, OffsetNumber off)
+{
+	ItemId		item = PageGetItemId(page, off);
+
+	row->t_data = (HeapTupleHeader) PageGetItem(page, item);
+	row->t_len = ItemIdGetLength(item);
+	row->t_tableOid = RelationGetRelid(heap->rel);
+	ItemPointerSet(&row->t_self, block, off);
+}
+
 /*
- * Keep the page's tuples that the snapshot sees, as the heap's
- * page-at-a-time scan does, under the page's share lock.
+ * Count the normal line pointers of an all-visible page (every one is a
+ * visible row), leaving rows[] unfilled: the page is taken whole.
  */
 static void
-collect_visible(BitonicHeapRead *heap, Buffer buffer)
+count_whole(BitonicHeapRead *heap, Page page, OffsetNumber maxoff)
+{
+	uint64	   *taken = heap->page.taken;
+	int			n = 0;
+
+	memset(taken, 0, sizeof(heap->page.taken));
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
+	{
+		uint64		normal = ItemIdIsNormal(PageGetItemId(page, off)) ? 1 : 0;
+
+		taken[(off - 1) / 64] |= normal << ((off - 1) % 64);
+		n += (int) normal;
+	}
+	heap->page.nrows = n;
+	heap->page.whole = true;
+}
+
+/*
+ * Fill rows[] of a page taken whole (the caller cannot take it so after
+ * all) from its taken line pointers: the page stays pinned, so their rows
+ * stay where they are, as in the heap's page-at-a-time scan.
+ */
+void
+BitonicHeapPageRows(BitonicHeapRead *heap)
+{
+	Page		page = BufferGetPage(heap->page.buffer);
+	BlockNumber block = BufferGetBlockNumber(heap->page.buffer);
+	int			n = 0;
+
+	Assert(heap->page.whole);
+	for (int off = FirstOffsetNumber; off <= MaxHeapTuplesPerPage; off++)
+	{
+		if (heap->page.taken[(off - 1) / 64] & ((uint64) 1 << ((off - 1) % 64)))
+			set_row(heap, &heap->page.rows[n++], page, block, (OffsetNumber) off);
+	}
+	Assert(n == heap->page.nrows);
+	heap->page.whole = false;
+}
+
+/*
+ * Keep the page's tuples that the snapshot sees, as the heap's
+ * page-at-a-time scan does, under the page's share lock; an all-visible
+ * page is only counted where the caller takes it whole.
+ */
+static void
+collect_visible(BitonicHeapRead *heap, Buffer buffer, bool whole_ok)
 {
 	Page		page;
 	BlockNumber block = BufferGetBlockNumber(buffer);
 	OffsetNumber maxoff;
 	bool		all_visible;
-	Oid			relid = RelationGetRelid(heap->rel);
 
 	heap_page_prune_opt(heap->rel, buffer);
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
@@ -259,19 +316,20 @@ collect_visible(BitonicHeapRead *heap, Buffer buffer)
 				 errmsg("page %u of relation \"%s\" has %u line pointers, more than a heap page can hold",
 						block, RelationGetRelationName(heap->rel), (unsigned) maxoff)));
 	all_visible = PageIsAllVisible(page) && !heap->snapshot->takenDuringRecovery;
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
+	if (all_visible && whole_ok)
+		count_whole(heap, page, maxoff);
+	else
 	{
-		ItemId		item = PageGetItemId(page, off);
-		HeapTuple	row = &heap->page.rows[heap->page.nrows];
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
+		{
+			HeapTuple	row = &heap->page.rows[heap->page.nrows];
 
-		if (!ItemIdIsNormal(item))
-			continue;
-		row->t_data = (HeapTupleHeader) PageGetItem(page, item);
-		row->t_len = ItemIdGetLength(item);
-		row->t_tableOid = relid;
-		ItemPointerSet(&row->t_self, block, off);
-		if (all_visible || HeapTupleSatisfiesVisibility(row, heap->snapshot, buffer))
-			heap->page.nrows++;
+			if (!ItemIdIsNormal(PageGetItemId(page, off)))
+				continue;
+			set_row(heap, row, page, block, off);
+			if (all_visible || HeapTupleSatisfiesVisibility(row, heap->snapshot, buffer))
+				heap->page.nrows++;
+		}
 	}
 	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 }
@@ -302,10 +360,12 @@ apply_quals(BitonicHeapRead *heap)
 /*
  * The next page's visible rows that pass the scan's quals, its buffer
  * pinned until the next call; NULL past the last page.  Pages without such
- * rows are skipped.
+ * rows are skipped.  Where whole_ok and the scan has no quals, an
+ * all-visible page comes whole (rows[] unfilled: the caller reads the
+ * page's line pointers).
  */
 BitonicHeapPage *
-BitonicHeapReadPage(BitonicHeapRead *heap)
+BitonicHeapReadPage(BitonicHeapRead *heap, bool whole_ok)
 {
 	PlanState  *scan = &heap->scan->ss.ps;
 
@@ -326,7 +386,7 @@ BitonicHeapReadPage(BitonicHeapRead *heap)
 		}
 		heap->pages++;
 		heap->page.buffer = buffer;
-		collect_visible(heap, buffer);
+		collect_visible(heap, buffer, whole_ok && scan->qual == NULL);
 		/* as the heap scan counts them: every visible row, before the quals */
 		for (int i = 0; i < heap->page.nrows; i++)
 			pgstat_count_heap_getnext(heap->rel);
@@ -397,6 +457,16 @@ BitonicHeapReadSlot(BitonicHeapRead *heap, HeapTuple row, Buffer buffer)
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = slot;
 	return ExecProject(scan->ss.ps.ps_ProjInfo);
+}
+
+/*
+ * The page the reading fills, whose row type, key column and shape of rows
+ * are set from the start.
+ */
+const BitonicHeapPage *
+BitonicHeapReadLayout(const BitonicHeapRead *heap)
+{
+	return &heap->page;
 }
 
 /* Pages the node has read itself, in all its readings. */

@@ -8,9 +8,13 @@
 #include "scan/node.h"
 
 #include "access/htup.h"
+#include "access/htup_details.h"
 
 /* A table the node reads (heap_read.c). */
 typedef struct BitonicHeapRead BitonicHeapRead;
+
+/* Words of a bitmap of a heap page's line pointers. */
+#define BITONIC_PAGE_WORDS ((MaxHeapTuplesPerPage + 63) / 64)
 
 /* The visible rows of one page, as the node reads them (heap_read.c). */
 typedef struct BitonicHeapPage
@@ -20,15 +24,27 @@ typedef struct BitonicHeapPage
 	bool		rows_as_is;		/* the scan returns the table's rows unprojected */
 	Buffer		buffer;			/* pinned while the page's rows are taken */
 	int			nrows;
+	/*
+	 * whole: every normal line pointer of the page is a row that is taken
+	 * (an all-visible page, no quals) and rows[] is not filled: taken has
+	 * the bit of each such line pointer (offset number - 1), set under the
+	 * page's lock (a line pointer unused then may hold another transaction's
+	 * row by the time the page is read).  The caller asked for that, and
+	 * fills rows[] with BitonicHeapPageRows where it needs them after all.
+	 */
+	bool		whole;
+	uint64		taken[BITONIC_PAGE_WORDS];
 	HeapTupleData rows[MaxHeapTuplesPerPage];	/* those that pass the scan's quals */
 } BitonicHeapPage;
 
 extern BitonicHeapRead *BitonicHeapReadInit(PlanState *child, AttrNumber key_column);
 extern bool BitonicHeapReadBegin(BitonicHeapRead *heap);
-extern BitonicHeapPage *BitonicHeapReadPage(BitonicHeapRead *heap);
+extern BitonicHeapPage *BitonicHeapReadPage(BitonicHeapRead *heap, bool whole_ok);
+extern void BitonicHeapPageRows(BitonicHeapRead *heap);
 extern void BitonicHeapReadEnd(BitonicHeapRead *heap);
 extern TupleTableSlot *BitonicHeapReadSlot(BitonicHeapRead *heap, HeapTuple row,
 										   Buffer buffer);
+extern const BitonicHeapPage *BitonicHeapReadLayout(const BitonicHeapRead *heap);
 extern uint64 BitonicHeapReadPages(const BitonicHeapRead *heap);
 
 #endif							/* BITONIC_SCAN_HEAP_READ_H */

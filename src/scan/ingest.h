@@ -6,6 +6,7 @@
 #ifndef BITONIC_SCAN_INGEST_H
 #define BITONIC_SCAN_INGEST_H
 
+#include "scan/heap_read.h"
 #include "scan/node.h"
 
 #include "access/htup_details.h"
@@ -30,6 +31,7 @@ extern void BitonicIngestStart(BitonicScanState *state);
 extern bool BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot);
 extern bool BitonicIngestPageRow(BitonicScanState *state, HeapTuple row, Buffer page,
 								 uint64 key, bool isnull);
+extern bool BitonicIngestPage(BitonicScanState *state, const BitonicHeapPage *page);
 extern bool BitonicIngestDrain(BitonicScanState *state);
 extern void BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts);
 extern void BitonicIngestStop(BitonicScanState *state);

@@ -95,6 +95,7 @@ typedef struct BitonicScanState
 	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
 	uint32		placed_ranges;	/* key ranges rows were placed in, at most */
 	uint32		range_cuts;		/* times the ranges were cut, in all runs */
+	uint64		whole_pages;	/* heap pages staged whole (ingest.c), in all runs */
 	uint32		sort_parts;		/* parts the pairs were sorted in, at most */
 	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
