@@ -8,6 +8,7 @@
 # bare scan of the table with BitonicSort's whole query over it.  Not a test.
 #   BENCH_SIZES="1000000 10000000"  (default: 1000000)
 #   BENCH_REPS=2   alternating runs of each side per query, best kept (default 2)
+#   BENCH_QUERIES='^(int8|float8)$'  a regex: only the queries whose label matches
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
@@ -17,6 +18,13 @@ setup_all locales-all
 reserve_huge_pages 600
 SIZES=${BENCH_SIZES:-1000000}
 REPS=${BENCH_REPS:-2}
+QUERIES=${BENCH_QUERIES:-.}
+
+# compare LABEL SQL: the line that times one query, where BENCH_QUERIES matches its label
+compare() {
+	[[ $1 =~ $QUERIES ]] || return 0
+	echo "SELECT pg_temp.compare('$1', '$2', $REPS);"
+}
 mkdir -p tmp/bench
 
 {
@@ -39,14 +47,14 @@ mkdir -p tmp/bench
 		echo "CREATE TABLE bench AS SELECT (random() * 1e18)::int8 AS a, random() - 0.5 AS b,"
 		echo "  md5(i::text) AS c, (random() * 2e9 - 1e9)::int4 AS d FROM generate_series(1, $n) i;"
 		echo "VACUUM ANALYZE bench;"
-		echo "SELECT pg_temp.compare('int8', 'SELECT * FROM bench ORDER BY a', $REPS);"
-		echo "SELECT pg_temp.compare('float8', 'SELECT * FROM bench ORDER BY b', $REPS);"
-		echo "SELECT pg_temp.compare('text C', 'SELECT * FROM bench ORDER BY c COLLATE \"C\"', $REPS);"
+		compare 'int8' "SELECT * FROM bench ORDER BY a"
+		compare 'float8' "SELECT * FROM bench ORDER BY b"
+		compare 'text C' "SELECT * FROM bench ORDER BY c COLLATE \"C\""
 		# the database's collation, C.UTF-8, has no collation rules (byte order)
-		echo "SELECT pg_temp.compare('text C.UTF-8', 'SELECT * FROM bench ORDER BY c', $REPS);"
-		echo "SELECT pg_temp.compare('text en_US', 'SELECT * FROM bench ORDER BY c COLLATE bench_en', $REPS);"
-		echo "SELECT pg_temp.compare('int4 & float8', 'SELECT * FROM bench ORDER BY d, b', $REPS);"
-		echo "SELECT pg_temp.compare('int8 LIMIT 100', 'SELECT * FROM bench ORDER BY a LIMIT 100', $REPS);"
+		compare 'text C.UTF-8' "SELECT * FROM bench ORDER BY c"
+		compare 'text en_US' "SELECT * FROM bench ORDER BY c COLLATE bench_en"
+		compare 'int4 & float8' "SELECT * FROM bench ORDER BY d, b"
+		compare 'int8 LIMIT 100' "SELECT * FROM bench ORDER BY a LIMIT 100"
 	done
 	echo "\\o"
 	echo "SELECT * FROM bench_results;"
