@@ -7,7 +7,7 @@
 #   make test            the same set-up, then pg_regress and the C unit tests
 #   make unit            build and run the C unit tests only
 #   make bench           benchmark scripts (timings, not tests)
-#   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES, BENCH_REPS)
+#   make bench-orderby   ORDER BY: native Sort against BitonicSort (BENCH_SIZES, BENCH_REPS, BENCH_QUERIES)
 #   make bench-prefetch  how far ahead the ORDER BY emit loop should prefetch
 #   make bench-first-touch  what writing never-touched memory costs this machine
 #   make bench-gpu       where a GPU is: CUDA unit tests on it, the sorters against CUB, SQL with device=gpu
