@@ -247,18 +247,28 @@ DECLARE
   pages bigint;
   whole bigint := 0;
   spilled bool := false;
+  placed bool := false;
 BEGIN
   PERFORM set_config('enable_sort', 'off', true);
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     IF line ~ 'Heap Pages Read' THEN pages := substring(line from '[0-9]+')::bigint; END IF;
     IF line ~ 'Heap Pages Whole' THEN whole := substring(line from '[0-9]+')::bigint; END IF;
     spilled := spilled OR line ~ 'Spilled: true';
+    placed := placed OR line ~ 'Key Ranges';
   END LOOP;
-  RETURN CASE WHEN whole = 0 THEN 'no page whole'
+  RETURN CASE WHEN NOT placed THEN 'rows not placed'
+              WHEN whole = 0 THEN 'no page whole'
               WHEN whole < pages THEN 'some pages whole' ELSE 'every page whole' END ||
          CASE WHEN spilled THEN ', spilled' ELSE '' END;
 END $$;
-SELECT hr_whole_pages('SELECT * FROM hr_whole ORDER BY k') AS whole_pages;
+CREATE TABLE hr_fresh WITH (autovacuum_enabled = off) AS SELECT * FROM hr_whole;
+UPDATE pg_class SET reltuples = 4000000, relpages = pg_relation_size('hr_fresh') / 8192
+  WHERE relname = 'hr_fresh';
+SELECT hr_whole_pages('SELECT * FROM hr_whole ORDER BY k') AS whole_pages,
+       hr_whole_pages('SELECT * FROM hr_fresh ORDER BY k') AS not_vacuumed;
+SELECT hr_whole_pages('SELECT * FROM hr_whole ORDER BY k DESC, id') AS desc_pages,
+       hr_whole_pages('SELECT * FROM hr_whole ORDER BY k NULLS FIRST, id') AS nulls_first_pages,
+       hr_whole_pages('SELECT * FROM hr_whole ORDER BY pad COLLATE "C", id') AS text_pages;
 SELECT hr_check('SELECT * FROM hr_whole ORDER BY k DESC, id') AS whole_desc,
        hr_check('SELECT * FROM hr_whole ORDER BY k NULLS FIRST, id') AS whole_nulls_first,
        hr_check('SELECT * FROM hr_whole ORDER BY pad COLLATE "C", id') AS whole_text;

@@ -246,9 +246,15 @@ prefetch_staged(const StageBuffer *buf, size_t at)
 /* Rows whose pairs the worker adds together (it writes the pairs' counts once for them). */
 #define PLACE_BATCH 64
 
-/* Placed rows whose pairs are still to be added. */
+/*
+ * Placed rows whose pairs are still to be added, and the key ranges they
+ * are placed by: the node's, read once per buffer (the backend writes the
+ * row count next to them while the worker runs).
+ */
 typedef struct PlaceBatch
 {
+	const bs_key_ranges *ranges;
+	uint32		nranges;		/* the NULL stream's number */
 	int			n;
 	uint32		items[PLACE_BATCH];
 	uint64		keys[PLACE_BATCH];
@@ -286,7 +292,7 @@ static inline bool
 place_one(BitonicScanState *state, PlaceBatch *batch, const char *bytes, uint32 len,
 		  uint64 key, bool isnull, bool may_grow)
 {
-	return place_in_stream(state, batch, BitonicKeyStream(state->ranges, state->nranges, key, isnull),
+	return place_in_stream(state, batch, BitonicKeyStream(batch->ranges, batch->nranges, key, isnull),
 						   bytes, len, key, isnull, may_grow);
 }
 
@@ -339,7 +345,7 @@ place_page(BitonicScanState *state, const StagedPage *sp, int *row, PlaceBatch *
 			ahead = prefetch_page_row(sp, ahead);
 		if (!place_in_stream(state, batch, stream, tuple + MINIMAL_TUPLE_OFFSET,
 							 len - MINIMAL_TUPLE_OFFSET, page_keys(sp)[*row],
-							 stream == (int) state->nranges, may_grow))
+							 stream == (int) batch->nranges, may_grow))
 			return false;
 		(*row)++;
 		off++;
@@ -366,6 +372,8 @@ place_rows(BitonicScanState *state, StageBuffer *buf, bool may_grow)
 	PlaceBatch	batch;
 	bool		ok = true;
 
+	batch.ranges = state->ranges;
+	batch.nranges = state->nranges;
 	batch.n = 0;
 	/* the rows in pages were last written on the backend's core: ask for them early */
 	for (int i = 0; i < PLACE_AHEAD && ahead < used; i++)
@@ -551,15 +559,20 @@ BitonicIngestDrain(BitonicScanState *state)
 }
 
 /*
- * Fetch the staging line at p for writing.  A plain prefetch of a line the
- * worker read last leaves it shared between the cores, and the backend's
- * store into it then waits for the worker's core to let it go, with every
- * store behind it (at 10M rows, the scan's next store to its slot stalled
- * on those: 10-25% of the backend's time under perf, 1.4% with PREFETCHW).
+ * Fetch the line at offset `at` of the staging buffer for writing (nothing
+ * past its end).  A plain prefetch of a line the worker read last leaves it
+ * shared between the cores, and the backend's store into it then waits for
+ * the worker's core to let it go, with every store behind it (at 10M rows,
+ * the scan's next store to its slot stalled on those: 10-25% of the
+ * backend's time under perf, 1.4% with PREFETCHW).
  */
 static inline void
-prefetch_for_write(const BitonicIngest *ingest, const char *p)
+prefetch_for_write(const BitonicIngest *ingest, const StageBuffer *buf, size_t at)
 {
+	const char *p = buf->data + at;
+
+	if (at >= BITONIC_STAGE_BYTES)
+		return;
 #if defined(__x86_64__) || defined(__i386__)
 	if (ingest->prefetchw)
 	{
@@ -633,8 +646,8 @@ stage_row(BitonicScanState *state, TupleTableSlot *slot, const BitonicRowSource 
 	}
 	buf->used += staged_size(staged);
 	/* the worker read these lines last: ask for them well before they are written */
-	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH);
-	prefetch_for_write(state->ingest, buf->data + buf->used + STAGE_PREFETCH + 64);
+	prefetch_for_write(state->ingest, buf, buf->used + STAGE_PREFETCH);
+	prefetch_for_write(state->ingest, buf, buf->used + STAGE_PREFETCH + 64);
 	buf->nrows++;
 	state->ntuples++;
 	return true;
@@ -740,9 +753,9 @@ BitonicIngestPage(BitonicScanState *state, const BitonicHeapPage *page)
 		buf->pins[buf->npins++] = page->buffer;
 	}
 	buf->used += staged_page_size(page->nrows);
-	/* the next page's lines, as stage_row asks for a row's */
+	/* the lines of the next pages, as stage_row asks for a row's */
 	for (size_t line = 0; line < staged_page_size(page->nrows); line += 64)
-		prefetch_for_write(ingest, buf->data + buf->used + STAGE_PREFETCH + line);
+		prefetch_for_write(ingest, buf, buf->used + STAGE_PREFETCH + line);
 	buf->nrows += page->nrows;
 	state->ntuples += page->nrows;
 	return true;
@@ -773,8 +786,9 @@ hand_over_page(BitonicScanState *state, const StagedPage *sp, int row, Tuplesort
 }
 
 /*
- * A spill has begun: give the rows still staged, in input order, to ts and
- * stop the worker.
+ * A spill has begun: give the rows still staged, in the order staged, to
+ * ts (before the store's: tuplesort keeps no input order) and stop the
+ * worker.
  */
 void
 BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts)
