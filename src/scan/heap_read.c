@@ -281,11 +281,8 @@ BitonicHeapPageRows(BitonicHeapRead *heap)
 	int			n = 0;
 
 	Assert(heap->page.whole);
-	for (int off = FirstOffsetNumber; off <= MaxHeapTuplesPerPage; off++)
-	{
-		if (heap->page.taken[(off - 1) / 64] & ((uint64) 1 << ((off - 1) % 64)))
-			set_row(heap, &heap->page.rows[n++], page, block, (OffsetNumber) off);
-	}
+	for (int off = 1; (off = BitonicPageNextTaken(heap->page.taken, off)) != 0; off++)
+		set_row(heap, &heap->page.rows[n++], page, block, (OffsetNumber) off);
 	Assert(n == heap->page.nrows);
 	heap->page.whole = false;
 }

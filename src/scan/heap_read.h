@@ -16,6 +16,25 @@ typedef struct BitonicHeapRead BitonicHeapRead;
 /* Words of a bitmap of a heap page's line pointers. */
 #define BITONIC_PAGE_WORDS ((MaxHeapTuplesPerPage + 63) / 64)
 
+/*
+ * The next line pointer whose bit is set in taken (offset number - 1) from
+ * offset number `from` on, or 0 past the last.
+ */
+static inline int
+BitonicPageNextTaken(const uint64 *taken, int from)
+{
+	for (int word = (from - 1) / 64; word < BITONIC_PAGE_WORDS; word++)
+	{
+		uint64		bits = taken[word];
+
+		if (word == (from - 1) / 64)
+			bits &= ~(uint64) 0 << ((from - 1) % 64);
+		if (bits != 0)
+			return word * 64 + __builtin_ctzll(bits) + 1;
+	}
+	return 0;
+}
+
 /* The visible rows of one page, as the node reads them (heap_read.c). */
 typedef struct BitonicHeapPage
 {

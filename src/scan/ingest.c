@@ -193,23 +193,11 @@ staged_size(const StagedRow *staged)
 	return sizeof(StagedRow) + (staged->bytes != NULL ? 0 : MAXALIGN(staged->len));
 }
 
-/*
- * The next taken line pointer of a staged page from offset number `from`
- * on, or 0 past the last.
- */
+/* The next taken line pointer of a staged page from `from` on, or 0 past the last. */
 static inline int
 next_taken(const StagedPage *sp, int from)
 {
-	for (int word = (from - 1) / 64; word < BITONIC_PAGE_WORDS; word++)
-	{
-		uint64		bits = sp->taken[word];
-
-		if (word == (from - 1) / 64)
-			bits &= ~(uint64) 0 << ((from - 1) % 64);
-		if (bits != 0)
-			return word * 64 + __builtin_ctzll(bits) + 1;
-	}
-	return 0;
+	return BitonicPageNextTaken(sp->taken, from);
 }
 
 /* The heap row of a staged page at line pointer off (a taken one). */
@@ -606,6 +594,38 @@ place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool 
 }
 
 /*
+ * The filling buffer with `need` bytes free and room for one more pin of
+ * page (or none), handing the full one to the worker first; NULL when the
+ * rows have outgrown work_mem or the store can name no more (the caller
+ * spills).
+ */
+static StageBuffer *
+staging_room(BitonicScanState *state, size_t need, Buffer page)
+{
+	BitonicIngest *ingest = state->ingest;
+	StageBuffer *buf = &ingest->buffers[ingest->filling];
+
+	if (buf->used + need > BITONIC_STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
+	{
+		if (!hand_over(state))
+			return NULL;
+		buf = &ingest->buffers[ingest->filling];
+	}
+	return buf;
+}
+
+/* Keep page pinned until the buffer's rows are stored (once per buffer). */
+static void
+keep_pinned(StageBuffer *buf, Buffer page)
+{
+	if (needs_pin(buf, page))
+	{
+		IncrBufferRefCount(page);
+		buf->pins[buf->npins++] = page;
+	}
+}
+
+/*
  * Stage one keyed row whose bytes src names (in the pinned page `page`, or
  * formed from slot when page is invalid), handing the buffer to the worker
  * when full; false, the row not taken, when the rows have outgrown
@@ -615,28 +635,19 @@ static bool
 stage_row(BitonicScanState *state, TupleTableSlot *slot, const BitonicRowSource *src,
 		  Buffer page, uint64 key, bool isnull)
 {
-	size_t		need = sizeof(StagedRow) + MAXALIGN(src->len);
-	StageBuffer *buf = &state->ingest->buffers[state->ingest->filling];
+	/* room for the row copied in, whether or not it is */
+	StageBuffer *buf = staging_room(state, sizeof(StagedRow) + MAXALIGN(src->len), page);
 	StagedRow  *staged;
 
-	/* room for the row copied in, whether or not it is */
-	if (buf->used + need > BITONIC_STAGE_BYTES || (buf->npins == STAGE_PINS && needs_pin(buf, page)))
-	{
-		if (!hand_over(state))
-			return false;
-	}
-	buf = &state->ingest->buffers[state->ingest->filling];
+	if (buf == NULL)
+		return false;
 	staged = (StagedRow *) (buf->data + buf->used);
 	staged->key = key;
 	staged->isnull = isnull;
 	staged->len = (uint32) src->len;
 	if (BufferIsValid(page))
 	{
-		if (needs_pin(buf, page))
-		{
-			IncrBufferRefCount(page);
-			buf->pins[buf->npins++] = page;
-		}
+		keep_pinned(buf, page);
 		staged->bytes = src->bytes;
 	}
 	else
@@ -729,36 +740,37 @@ key_page(BitonicScanState *state, const BitonicHeapPage *page, StagedPage *sp)
 bool
 BitonicIngestPage(BitonicScanState *state, const BitonicHeapPage *page)
 {
-	BitonicIngest *ingest = state->ingest;
-	StageBuffer *buf = &ingest->buffers[ingest->filling];
+	StageBuffer *buf = staging_room(state, staged_page_size(page->nrows), page->buffer);
 	StagedPage *sp;
 
 	Assert(page->whole && page->key_attno > 0);
-	if (buf->used + staged_page_size(page->nrows) > BITONIC_STAGE_BYTES ||
-		(buf->npins == STAGE_PINS && needs_pin(buf, page->buffer)))
-	{
-		if (!hand_over(state))
-			return false;
-		buf = &ingest->buffers[ingest->filling];
-	}
+	if (buf == NULL)
+		return false;
 	sp = (StagedPage *) (buf->data + buf->used);
 	sp->nrows = page->nrows;
 	sp->marker = STAGED_PAGE;
 	sp->page = (const char *) BufferGetPage(page->buffer);
 	memcpy(sp->taken, page->taken, sizeof(sp->taken));
 	key_page(state, page, sp);
-	if (needs_pin(buf, page->buffer))
-	{
-		IncrBufferRefCount(page->buffer);
-		buf->pins[buf->npins++] = page->buffer;
-	}
+	keep_pinned(buf, page->buffer);
 	buf->used += staged_page_size(page->nrows);
 	/* the lines of the next pages, as stage_row asks for a row's */
 	for (size_t line = 0; line < staged_page_size(page->nrows); line += 64)
-		prefetch_for_write(ingest, buf, buf->used + STAGE_PREFETCH + line);
+		prefetch_for_write(state->ingest, buf, buf->used + STAGE_PREFETCH + line);
 	buf->nrows += page->nrows;
 	state->ntuples += page->nrows;
 	return true;
+}
+
+/* Give ts a copy of one staged row (BitonicRowCopy's bytes). */
+static void
+hand_over_row(BitonicScanState *state, const char *bytes, uint32 len, Tuplesortstate *ts)
+{
+	MinimalTuple copy = palloc(len);
+
+	BitonicRowCopy(copy, bytes, len);
+	ExecStoreMinimalTuple(copy, state->slot, true);
+	tuplesort_puttupleslot(ts, state->slot);
 }
 
 /* Give the rows of a staged page from its row `row` on to ts, in order. */
@@ -774,12 +786,9 @@ hand_over_page(BitonicScanState *state, const StagedPage *sp, int row, Tuplesort
 		{
 			uint32		len;
 			HeapTupleHeader tuple = page_row(sp, off, &len);
-			MinimalTuple copy = palloc(len - MINIMAL_TUPLE_OFFSET);
 
-			BitonicRowCopy(copy, (const char *) tuple + MINIMAL_TUPLE_OFFSET,
-						   len - MINIMAL_TUPLE_OFFSET);
-			ExecStoreMinimalTuple(copy, state->slot, true);
-			tuplesort_puttupleslot(ts, state->slot);
+			hand_over_row(state, (const char *) tuple + MINIMAL_TUPLE_OFFSET,
+						  len - MINIMAL_TUPLE_OFFSET, ts);
 		}
 		off++;
 	}
@@ -816,13 +825,7 @@ BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts)
 				buf->page_row = 0;
 			}
 			else
-			{
-				MinimalTuple row = palloc(staged->len);
-
-				BitonicRowCopy(row, staged_bytes(staged), staged->len);
-				ExecStoreMinimalTuple(row, state->slot, true);
-				tuplesort_puttupleslot(ts, state->slot);
-			}
+				hand_over_row(state, staged_bytes(staged), staged->len, ts);
 			buf->placed += staged_size(staged);
 		}
 		clear_buffer(buf);
