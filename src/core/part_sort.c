@@ -1,6 +1,16 @@
 /*
  * part_sort.c — pairs split by key range and sorted part by part on a
  * worker thread (see part_sort.h).
+ *
+ * A part is sorted as 64-bit values rather than 128-bit pairs where it can
+ * be: each pair's key less the part's smallest, above the pair's position
+ * in the part (about 16 bits for a part of 32k pairs).  A 64-bit sort is
+ * about twice as fast as a 128-bit one, and the pointers are then read from
+ * the part by position.  Where the keys' spread needs more bits than are
+ * left, their low bits are dropped; the keys that then pack alike sort by
+ * position, and each such run is put in (key, ptr) order afterwards
+ * (random keys leave next to none).  A run of equal keys is in pointer
+ * order already where the pointers grow with the input, as they do.
  */
 #include "part_sort.h"
 #include "parallel.h"
@@ -10,6 +20,12 @@
 
 /* Most threads the split uses (one slice of the pairs each). */
 #define SPLIT_THREADS 8
+
+/* Largest part sorted as packed values (their scratch: 8 bytes a pair). */
+#define PACK_MAX_PAIRS ((size_t) 1 << 20)
+
+/* Runs of like-packed pairs up to this length are ordered by insertion. */
+#define RUN_INSERTION_MAX 32
 
 /* The split's shared state: each thread counts, then scatters, its own slice. */
 typedef struct split_job
@@ -109,12 +125,155 @@ bs_part_sort_split(bs_part_sort *ps, bs_pair64 *pairs, size_t n, bs_pair64 *dst,
 	ps->nparts = nparts;
 }
 
+/* Whether pair a comes before pair b: (key, ptr) order. */
+static inline bool
+pair_before(const bs_pair64 *a, const bs_pair64 *b)
+{
+	return a->key != b->key ? a->key < b->key : a->ptr < b->ptr;
+}
+
+/*
+ * Put a run of positions in a part (sorted by position) in the (key, ptr)
+ * order of their pairs: by insertion when short, else by sorting a copy of
+ * the pairs, whose pointers are then written to order directly (*written:
+ * else the caller writes them from the run).
+ */
+static bs_status
+order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, uint64_t mask,
+		  uint32_t *order, const bs_options *opt, bool *written)
+{
+	bs_pair64  *copy;
+	bs_status	status;
+
+	*written = false;
+	if (len <= RUN_INSERTION_MAX)
+	{
+		for (size_t i = 1; i < len; i++)
+		{
+			uint64_t	pos = run[i];
+			size_t		j = i;
+
+			for (; j > 0 && pair_before(&pairs[pos & mask], &pairs[run[j - 1] & mask]); j--)
+				run[j] = run[j - 1];
+			run[j] = pos;
+		}
+		return BS_OK;
+	}
+	copy = malloc(len * sizeof(bs_pair64));
+	if (copy == NULL)
+		return BS_ERR_NOMEM;
+	for (size_t i = 0; i < len; i++)
+		copy[i] = pairs[run[i] & mask];
+	status = bs_sort_pairs64(copy, len, opt);
+	for (size_t i = 0; status == BS_OK && i < len; i++)
+		order[i] = copy[i].ptr;
+	free(copy);
+	*written = status == BS_OK;
+	return status;
+}
+
+/*
+ * Write the pointers of a part sorted as packed values to order: run by run
+ * of equal packed keys, each run put in (key, ptr) order where it is not.
+ */
+static bs_status
+write_packed_order(const bs_pair64 *pairs, uint64_t *packed, size_t len, int pos_bits,
+				   uint32_t *order, const bs_options *opt)
+{
+	uint64_t	mask = ((uint64_t) 1 << pos_bits) - 1;
+
+	for (size_t i = 0, end; i < len; i = end)
+	{
+		bool		in_order = true;
+		bool		written = false;
+
+		for (end = i + 1; end < len && (packed[end] >> pos_bits) == (packed[i] >> pos_bits); end++)
+			in_order &= pair_before(&pairs[packed[end - 1] & mask], &pairs[packed[end] & mask]);
+		if (!in_order)
+		{
+			bs_status	status = order_run(pairs, packed + i, end - i, mask, order + i, opt,
+										   &written);
+
+			if (status != BS_OK)
+				return status;
+		}
+		for (size_t k = i; !written && k < end; k++)
+			order[k] = pairs[packed[k] & mask].ptr;
+	}
+	return BS_OK;
+}
+
+/*
+ * Sort a part of len (2 or more) pairs as packed values in scratch (len
+ * entries) and write its pointers to order (see the head of this file).
+ */
+static bs_status
+sort_part_packed(const bs_pair64 *pairs, size_t len, uint64_t *scratch, uint32_t *order,
+				 const bs_options *opt)
+{
+	uint64_t	lo = UINT64_MAX;
+	uint64_t	hi = 0;
+	int			pos_bits = 64 - __builtin_clzll((unsigned long long) (len - 1));
+	int			key_bits;
+	int			shift;
+	bs_status	status;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		lo = pairs[i].key < lo ? pairs[i].key : lo;
+		hi = pairs[i].key > hi ? pairs[i].key : hi;
+	}
+	key_bits = hi == lo ? 0 : 64 - __builtin_clzll((unsigned long long) (hi - lo));
+	shift = key_bits + pos_bits > 64 ? key_bits + pos_bits - 64 : 0;
+	for (size_t i = 0; i < len; i++)
+		scratch[i] = ((pairs[i].key - lo) >> shift) << pos_bits | i;
+	status = bs_sort_pairs32(scratch, len, opt);
+	if (status != BS_OK)
+		return status;
+	return write_packed_order(pairs, scratch, len, pos_bits, order, opt);
+}
+
+/* Sort one part, packed where scratch has room, and write its pointers to order. */
+static bs_status
+sort_part(bs_pair64 *pairs, size_t len, uint64_t *scratch, size_t scratch_len,
+		  uint32_t *order, const bs_options *opt)
+{
+	bs_status	status;
+
+	if (len >= 2 && len <= scratch_len)
+		return sort_part_packed(pairs, len, scratch, order, opt);
+	status = bs_sort_pairs64(pairs, len, opt);
+	for (size_t i = 0; status == BS_OK && i < len; i++)
+		order[i] = pairs[i].ptr;
+	return status;
+}
+
+/* Pairs of the longest part that packs (0 when none). */
+static size_t
+longest_packed_part(const bs_part_sort *ps)
+{
+	size_t		longest = 0;
+
+	for (uint32_t p = 0; p < ps->nparts; p++)
+	{
+		size_t		len = ps->starts[p + 1] - ps->starts[p];
+
+		if (len <= PACK_MAX_PAIRS && len > longest)
+			longest = len;
+	}
+	return longest;
+}
+
 /* Worker job: sort each part, write its pointers, publish (see part_sort.h). */
 static void
 sort_parts(void *arg)
 {
 	bs_part_sort *ps = (bs_part_sort *) arg;
+	size_t		scratch_len = longest_packed_part(ps);
+	uint64_t   *scratch = scratch_len > 0 ? malloc(scratch_len * sizeof(uint64_t)) : NULL;
 
+	if (scratch == NULL)
+		scratch_len = 0;		/* no room: every part sorts as pairs */
 	for (uint32_t p = 0; p < ps->nparts; p++)
 	{
 		size_t		from = ps->starts[p];
@@ -122,18 +281,17 @@ sort_parts(void *arg)
 		bs_status	status;
 
 		if (atomic_load_explicit(&ps->cancel, memory_order_relaxed))
-			return;
-		status = bs_sort_pairs64(ps->parts + from, len, &ps->opt);
-
+			break;
+		status = sort_part(ps->parts + from, len, scratch, scratch_len, ps->order + from,
+						   &ps->opt);
 		if (status != BS_OK)
 		{
 			atomic_store(&ps->status, (int) status);
-			return;
+			break;
 		}
-		for (size_t i = from; i < from + len; i++)
-			ps->order[i] = ps->parts[i].ptr;
 		atomic_store_explicit(&ps->ready, from + len, memory_order_release);
 	}
+	free(scratch);
 }
 
 /* Sort the parts on a worker, or here (see part_sort.h). */

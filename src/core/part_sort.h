@@ -8,8 +8,9 @@
  *
  * The result is the order of a full sort by (key, ptr): equal keys share a
  * range, so a part is a contiguous run of the sorted pairs.  Nothing here
- * calls into PostgreSQL; the worker allocates only through the sorter
- * (malloc, with NULL hooks).
+ * calls into PostgreSQL; the worker allocates only with malloc: the
+ * sorter's own (NULL hooks), and 8 bytes a pair of the longest part for
+ * sorting parts as packed 64-bit values (part_sort.c).
  */
 #ifndef BS_PART_SORT_H
 #define BS_PART_SORT_H

@@ -24,25 +24,27 @@ compare_pairs(const void *a, const void *b)
 	return (x->ptr > y->ptr) - (x->ptr < y->ptr);
 }
 
-/* Split n pairs of a distribution into nparts, sort them in parts and compare. */
+/*
+ * Split n pairs (freed here) into nparts, sort them in parts with the given
+ * algorithm and compare with a full sort; what names the case.
+ */
 static void
-check_case(gen_dist dist, size_t n, uint32_t nparts, int threads)
+check_pairs(bs_pair64 *pairs, size_t n, uint32_t nparts, int threads, bs_algorithm algorithm,
+			const char *what)
 {
-	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
 	bs_pair64  *expect = malloc(n * sizeof(bs_pair64));
 	bs_pair64  *split = malloc(n * sizeof(bs_pair64));
 	uint32_t   *order = malloc((n + 1) * sizeof(uint32_t));
 	uint64_t   *sample = malloc((size_t) nparts * BS_PART_SAMPLE * sizeof(uint64_t));
 	bs_key_ranges *kr = malloc(sizeof(bs_key_ranges));
 	static bs_part_sort ps;
-	bs_options	opt = {BS_BACKEND_CPU, bs_choose_algorithm(BS_BACKEND_CPU, n), 1, NULL, NULL};
+	bs_options	opt = {BS_BACKEND_CPU, algorithm, 1, NULL, NULL};
 	bs_status	status = BS_OK;
 	size_t		last = 0;
 	int			grows = 1;
 	int			covers = 1;
 	int			same = 1;
 
-	gen_pairs64(pairs, n, dist, 0x5eed + n);
 	memcpy(expect, pairs, n * sizeof(bs_pair64));
 	qsort(expect, n, sizeof(bs_pair64), compare_pairs);
 	order[n] = 0xdeadbeef;		/* a sentinel past the end */
@@ -78,13 +80,69 @@ check_case(gen_dist dist, size_t n, uint32_t nparts, int threads)
 				order[n] == 0xdeadbeef,
 				"%s, %zu pairs, %u parts, %d thread(s): parts in key order, "
 				"order of a full sort, progress grows to n",
-				gen_dist_names[dist], n, nparts, threads);
+				what, n, nparts, threads);
 	free(pairs);
 	free(expect);
 	free(split);
 	free(order);
 	free(sample);
 	free(kr);
+}
+
+/* Split n pairs of a distribution into nparts, sort them in parts and compare. */
+static void
+check_case(gen_dist dist, size_t n, uint32_t nparts, int threads)
+{
+	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
+
+	gen_pairs64(pairs, n, dist, 0x5eed + n);
+	check_pairs(pairs, n, nparts, threads, bs_choose_algorithm(BS_BACKEND_CPU, n),
+				gen_dist_names[dist]);
+}
+
+/* A 64-bit xorshift step. */
+static uint64_t
+next_random(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/*
+ * Parts whose keys spread too wide to pack whole beside a position: keys in
+ * 64 groups far apart, each group's keys differing only in its low 0 to 12
+ * bits, so that the packed values of a group's keys collide (runs short and
+ * long, some of equal keys); pointers a random permutation, so that equal
+ * keys do not come in pointer order.  Every algorithm, since the runs are
+ * put in order with the part's.
+ */
+static void
+check_packed_runs(bs_algorithm algorithm, const char *what)
+{
+	size_t		n = 200000;
+	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
+	uint64_t	state = 0x9e3779b97f4a7c15ULL;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	group = next_random(&state) % 64;
+		uint64_t	low = next_random(&state) & (((uint64_t) 1 << (group % 13)) - 1);
+
+		pairs[i].key = group << 58 | low;
+		pairs[i].ptr = (uint32_t) i;
+		pairs[i].pad = 0;
+	}
+	for (size_t i = n - 1; i > 0; i--)
+	{
+		size_t		j = next_random(&state) % (i + 1);
+		uint32_t	ptr = pairs[i].ptr;
+
+		pairs[i].ptr = pairs[j].ptr;
+		pairs[j].ptr = ptr;
+	}
+	check_pairs(pairs, n, 16, 2, algorithm, what);
 }
 
 /* The buffers of one part sort: n pairs, the room they split into, the order, the cut's scratch. */
@@ -203,6 +261,9 @@ main(void)
 	check_case(GEN_RANDOM, 1000, 64, 2);	/* fewer sampled keys than parts need */
 	check_case(GEN_FEW_DISTINCT, 100000, 2, 2);
 	check_case(GEN_RANDOM, 300000, 256, 2);	/* the most parts sort_parts.c cuts */
+	check_packed_runs(bs_choose_algorithm(BS_BACKEND_CPU, 200000),
+					  "wide keys packed with collisions, pointers shuffled");
+	check_packed_runs(BS_ALGO_BITONIC, "the same by the bitonic network");
 	check_failure();
 	check_stop();
 	return unit_exit_status();
