@@ -15,7 +15,7 @@
 #   make bench-parallel  ORDER BY with 0, 1 and 2 parallel workers: native against ours (BENCH_SIZES, BENCH_REPS)
 #   make bench-sharded   ORDER BY over two postgres_fdw shards against one cluster (BENCH_ROWS, BENCH_REPS)
 #   make bench-cancel    how long an ORDER BY takes to stop after a cancel, at points over its run
-#   make bench-duckdb    the ORDER BY and below-other-operators queries: native, ours and DuckDB (from npm) (BENCH_SIZES, BENCH_REPS)
+#   make bench-duckdb    the ORDER BY and below-other-operators queries: native, ours and DuckDB (from npm) (BENCH_SIZES, BENCH_REPS, BENCH_QUERIES)
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort

@@ -10,6 +10,7 @@
 # tmp/duckdb.  Not a test.
 #   BENCH_SIZES="10000000"  (default)
 #   BENCH_REPS=2
+#   BENCH_QUERIES='^ORDER BY (int8|float8)$'  a regex: only the queries whose label matches
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
@@ -17,6 +18,7 @@ command -v npm >/dev/null || ensure_packages nodejs npm
 setup_all
 SIZES=${BENCH_SIZES:-10000000}
 REPS=${BENCH_REPS:-2}
+ONLY=${BENCH_QUERIES:-.}
 DUCKDB_VERSION=1.5.6-r.1
 mkdir -p tmp/bench tmp/duckdb
 
@@ -53,6 +55,7 @@ for n in $SIZES; do
 		echo "VACUUM ANALYZE t; VACUUM ANALYZE t2;"
 		for q in "${QUERIES[@]}"; do
 			IFS='|' read -r label pg _ <<<"$q"
+			[[ $label =~ $ONLY ]] || continue
 			pg=${pg//\'/\'\'}
 			echo "SELECT '$label', n.ms, n.plan, o.ms, o.plan"
 			echo "  FROM pg_temp.run('$pg', 'bitonic_sort.enable=off', $REPS) n,"
@@ -62,6 +65,7 @@ for n in $SIZES; do
 	echo "== $n rows: DuckDB"
 	for q in "${QUERIES[@]}"; do
 		IFS='|' read -r label _ duck <<<"$q"
+		[[ $label =~ $ONLY ]] || continue
 		printf '%s\t%s\n' "$label" "$duck"
 	done | (cd tmp/duckdb && node duckdb.mjs "$n" "$REPS") >tmp/bench/duckdb-duck.txt ||
 		die "the DuckDB side failed"
