@@ -8,9 +8,12 @@
  * about twice as fast as a 128-bit one, and the pointers are then read from
  * the part by position.  Where the keys' spread needs more bits than are
  * left, their low bits are dropped; the keys that then pack alike sort by
- * position, and each such run is put in (key, ptr) order afterwards
- * (random keys leave next to none).  A run of equal keys is in pointer
- * order already where the pointers grow with the input, as they do.
+ * position.  Each run of values with equal keys once packed that is not in
+ * (key, ptr) order is then sorted again, packed as its key less the run's
+ * least above its pointer (its keys differ only in the bits dropped, so
+ * that fits whole).  Random keys leave next to none, and equal keys are in
+ * pointer order already where the pointers of a key grow with the input
+ * (the store's locators do, and the split keeps the input's order).
  */
 #include "part_sort.h"
 #include "parallel.h"
@@ -125,6 +128,13 @@ bs_part_sort_split(bs_part_sort *ps, bs_pair64 *pairs, size_t n, bs_pair64 *dst,
 	ps->nparts = nparts;
 }
 
+/* Bits that tell apart the values 0 .. n - 1 (n of 2 or more). */
+static inline int
+index_bits(size_t n)
+{
+	return 64 - __builtin_clzll((unsigned long long) (n - 1));
+}
+
 /* Whether pair a comes before pair b: (key, ptr) order. */
 static inline bool
 pair_before(const bs_pair64 *a, const bs_pair64 *b)
@@ -133,16 +143,19 @@ pair_before(const bs_pair64 *a, const bs_pair64 *b)
 }
 
 /*
- * Put a run of positions in a part (sorted by position) in the (key, ptr)
- * order of their pairs: by insertion when short, else by sorting a copy of
- * the pairs, whose pointers are then written to order directly (*written:
- * else the caller writes them from the run).
+ * Put a run of packed values (positions in the part in the low pos_bits) in
+ * the (key, ptr) order of their pairs: by insertion when short, else by
+ * sorting it again packed as each key less the run's least above the
+ * pointer, whose pointers then go to order directly (*written; else the
+ * caller writes them from the run).  The run's keys differ in the bits the
+ * packing dropped only (at most 21), so that packs whole below 2^63.
  */
 static bs_status
-order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, uint64_t mask,
-		  uint32_t *order, const bs_options *opt, bool *written)
+order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, int pos_bits, uint32_t *order,
+		  const bs_options *opt, bool *written)
 {
-	bs_pair64  *copy;
+	uint64_t	mask = ((uint64_t) 1 << pos_bits) - 1;
+	uint64_t	lo = UINT64_MAX;
 	bs_status	status;
 
 	*written = false;
@@ -150,24 +163,26 @@ order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, uint64_t mask,
 	{
 		for (size_t i = 1; i < len; i++)
 		{
-			uint64_t	pos = run[i];
+			uint64_t	value = run[i];
 			size_t		j = i;
 
-			for (; j > 0 && pair_before(&pairs[pos & mask], &pairs[run[j - 1] & mask]); j--)
+			for (; j > 0 && pair_before(&pairs[value & mask], &pairs[run[j - 1] & mask]); j--)
 				run[j] = run[j - 1];
-			run[j] = pos;
+			run[j] = value;
 		}
 		return BS_OK;
 	}
-	copy = malloc(len * sizeof(bs_pair64));
-	if (copy == NULL)
-		return BS_ERR_NOMEM;
 	for (size_t i = 0; i < len; i++)
-		copy[i] = pairs[run[i] & mask];
-	status = bs_sort_pairs64(copy, len, opt);
+		lo = pairs[run[i] & mask].key < lo ? pairs[run[i] & mask].key : lo;
+	for (size_t i = 0; i < len; i++)
+	{
+		const bs_pair64 *pair = &pairs[run[i] & mask];
+
+		run[i] = (pair->key - lo) << 32 | pair->ptr;
+	}
+	status = bs_sort_pairs32(run, len, opt);
 	for (size_t i = 0; status == BS_OK && i < len; i++)
-		order[i] = copy[i].ptr;
-	free(copy);
+		order[i] = (uint32_t) run[i];
 	*written = status == BS_OK;
 	return status;
 }
@@ -191,7 +206,7 @@ write_packed_order(const bs_pair64 *pairs, uint64_t *packed, size_t len, int pos
 			in_order &= pair_before(&pairs[packed[end - 1] & mask], &pairs[packed[end] & mask]);
 		if (!in_order)
 		{
-			bs_status	status = order_run(pairs, packed + i, end - i, mask, order + i, opt,
+			bs_status	status = order_run(pairs, packed + i, end - i, pos_bits, order + i, opt,
 										   &written);
 
 			if (status != BS_OK)
@@ -206,6 +221,8 @@ write_packed_order(const bs_pair64 *pairs, uint64_t *packed, size_t len, int pos
 /*
  * Sort a part of len (2 or more) pairs as packed values in scratch (len
  * entries) and write its pointers to order (see the head of this file).
+ * The values stay below 2^63: the adaptive sorter pads with values whose
+ * top 32 bits are all set.
  */
 static bs_status
 sort_part_packed(const bs_pair64 *pairs, size_t len, uint64_t *scratch, uint32_t *order,
@@ -213,7 +230,7 @@ sort_part_packed(const bs_pair64 *pairs, size_t len, uint64_t *scratch, uint32_t
 {
 	uint64_t	lo = UINT64_MAX;
 	uint64_t	hi = 0;
-	int			pos_bits = 64 - __builtin_clzll((unsigned long long) (len - 1));
+	int			pos_bits = index_bits(len);
 	int			key_bits;
 	int			shift;
 	bs_status	status;
@@ -224,7 +241,7 @@ sort_part_packed(const bs_pair64 *pairs, size_t len, uint64_t *scratch, uint32_t
 		hi = pairs[i].key > hi ? pairs[i].key : hi;
 	}
 	key_bits = hi == lo ? 0 : 64 - __builtin_clzll((unsigned long long) (hi - lo));
-	shift = key_bits + pos_bits > 64 ? key_bits + pos_bits - 64 : 0;
+	shift = key_bits + pos_bits > 63 ? key_bits + pos_bits - 63 : 0;
 	for (size_t i = 0; i < len; i++)
 		scratch[i] = ((pairs[i].key - lo) >> shift) << pos_bits | i;
 	status = bs_sort_pairs32(scratch, len, opt);

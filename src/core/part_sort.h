@@ -32,7 +32,7 @@ extern "C" {
 typedef struct bs_part_sort
 {
 	bs_worker	worker;
-	bs_pair64  *parts;			/* the pairs grouped by part, sorted part by part */
+	bs_pair64  *parts;			/* the pairs grouped by part (a part sorted as pairs: in place) */
 	size_t		starts[BS_KEY_RANGES_MAX + 1];	/* part p is parts[starts[p], starts[p + 1]) */
 	uint32_t	nparts;
 	uint32_t   *order;			/* pointers of parts[i] go to order[i] */

@@ -102,13 +102,19 @@ typedef struct ab_shape
 #undef AB_SENTINEL
 #undef AB_NAME
 
-/* 64-bit-key pairs: sentinels (UINT64_MAX, i). */
+/*
+ * 64-bit-key pairs, ordered by (key, pad, ptr): real pairs have pad 0, so
+ * the sentinels (UINT64_MAX, pad 1, i) are above every one of them whatever
+ * its pointer (the part sorter's pointers are not the pairs' indexes).
+ */
 #define AB_PAIR bs_pair64
-#define AB_GT(x, y) (((x).key > (y).key) | (((x).key == (y).key) & ((x).ptr > (y).ptr)))
-#define AB_SENTINEL(i) ((bs_pair64) {.ptr = (uint32_t) (i), .pad = 0, .key = UINT64_MAX})
+#define AB_LOW(x) (((uint64_t) (x).pad << 32) | (x).ptr)
+#define AB_GT(x, y) (((x).key > (y).key) | (((x).key == (y).key) & (AB_LOW(x) > AB_LOW(y))))
+#define AB_SENTINEL(i) ((bs_pair64) {.ptr = (uint32_t) (i), .pad = 1, .key = UINT64_MAX})
 #define AB_NAME(s) ab64_##s
 #include "adaptive_tree.inc"
 #undef AB_PAIR
+#undef AB_LOW
 #undef AB_GT
 #undef AB_SENTINEL
 #undef AB_NAME

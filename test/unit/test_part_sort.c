@@ -114,12 +114,11 @@ next_random(uint64_t *state)
  * Parts whose keys spread too wide to pack whole beside a position: keys in
  * 64 groups far apart, each group's keys differing only in its low 0 to 12
  * bits, so that the packed values of a group's keys collide (runs short and
- * long, some of equal keys); pointers a random permutation, so that equal
- * keys do not come in pointer order.  Every algorithm, since the runs are
- * put in order with the part's.
+ * long, some of equal keys).  Pointers in input order, or a random
+ * permutation (equal keys not in pointer order: every run sorted again).
  */
 static void
-check_packed_runs(bs_algorithm algorithm, const char *what)
+check_packed_runs(bs_algorithm algorithm, bool shuffled, const char *what)
 {
 	size_t		n = 200000;
 	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
@@ -134,7 +133,7 @@ check_packed_runs(bs_algorithm algorithm, const char *what)
 		pairs[i].ptr = (uint32_t) i;
 		pairs[i].pad = 0;
 	}
-	for (size_t i = n - 1; i > 0; i--)
+	for (size_t i = n - 1; shuffled && i > 0; i--)
 	{
 		size_t		j = next_random(&state) % (i + 1);
 		uint32_t	ptr = pairs[i].ptr;
@@ -143,6 +142,40 @@ check_packed_runs(bs_algorithm algorithm, const char *what)
 		pairs[j].ptr = ptr;
 	}
 	check_pairs(pairs, n, 16, 2, algorithm, what);
+}
+
+/*
+ * Keys at the top of the range (int8 values near its largest): values
+ * packed from them reach the adaptive sorter's padding unless kept below
+ * 2^63; and a part of more than 2^20 pairs (sorted as pairs) all of the
+ * largest key, whose pointers are not their indexes in the part, against
+ * the adaptive sorter's padding pairs of that key.
+ */
+static void
+check_top_keys(bs_algorithm algorithm, const char *what)
+{
+	size_t		n = 300000;
+	size_t		big = ((size_t) 1 << 20) + 100000;
+	bs_pair64  *pairs = malloc(n * sizeof(bs_pair64));
+	uint64_t	state = 0x51ed270b27ULL;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		pairs[i].key = next_random(&state) % 100 == 0 ? UINT64_MAX - 1000 :
+			((uint64_t) 1 << 63) + next_random(&state) % 1000000;
+		pairs[i].ptr = (uint32_t) i;
+		pairs[i].pad = 0;
+	}
+	check_pairs(pairs, n, 8, 2, algorithm, what);
+
+	pairs = malloc((big + 1000) * sizeof(bs_pair64));
+	for (size_t i = 0; i < big + 1000; i++)
+	{
+		pairs[i].key = i < 1000 ? i : UINT64_MAX;
+		pairs[i].ptr = (uint32_t) i;
+		pairs[i].pad = 0;
+	}
+	check_pairs(pairs, big + 1000, 2, 2, algorithm, "a part of over 2^20 pairs of the largest key");
 }
 
 /* The buffers of one part sort: n pairs, the room they split into, the order, the cut's scratch. */
@@ -261,9 +294,22 @@ main(void)
 	check_case(GEN_RANDOM, 1000, 64, 2);	/* fewer sampled keys than parts need */
 	check_case(GEN_FEW_DISTINCT, 100000, 2, 2);
 	check_case(GEN_RANDOM, 300000, 256, 2);	/* the most parts sort_parts.c cuts */
-	check_packed_runs(bs_choose_algorithm(BS_BACKEND_CPU, 200000),
-					  "wide keys packed with collisions, pointers shuffled");
-	check_packed_runs(BS_ALGO_BITONIC, "the same by the bitonic network");
+	check_case(GEN_RANDOM, 64, 32, 2);	/* parts of a few pairs */
+	for (int a = BS_ALGO_BITONIC; a <= BS_ALGO_VQSORT; a++)
+	{
+		bs_algorithm algorithm = (bs_algorithm) a;
+		const char *name = bs_algorithm_name(algorithm);
+		char		what[160];
+
+		if (algorithm == BS_ALGO_VQSORT && !bs_cpu_has_vqsort())
+			continue;
+		snprintf(what, sizeof(what), "%s: wide keys packed with collisions", name);
+		check_packed_runs(algorithm, false, what);
+		snprintf(what, sizeof(what), "%s: the same, pointers shuffled", name);
+		check_packed_runs(algorithm, true, what);
+		snprintf(what, sizeof(what), "%s: keys near the largest", name);
+		check_top_keys(algorithm, what);
+	}
 	check_failure();
 	check_stop();
 	return unit_exit_status();
