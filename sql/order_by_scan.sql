@@ -464,6 +464,20 @@ SELECT bs_ties('k8 NULLS FIRST', 'placed') AS parts_nulls_first,
        bs_ties('k8 DESC', 'placed') AS parts_desc,
        bs_ties('f8 DESC NULLS LAST', 'placed') AS parts_float8;
 SELECT bs_cursor_compare('SELECT f8 FROM placed ORDER BY f8') AS parts_not_for_scroll_cursor;
+-- the adaptive sorter on the parts: keys from 0 to 1M with 1% near the
+-- largest int8 (one part spans nearly every key: its packed values stay
+-- under the sorter's padding), and a part of over 2^20 rows of the largest
+-- int8 (sorted as pairs, pointers past the part's length)
+SET bitonic_sort.algorithm = adaptive;
+CREATE TABLE top_keys AS
+  SELECT i AS id,
+         CASE WHEN i % 100 = 0 THEN 9223372036854774807 ELSE (hashint4(i) & 1048575)::int8 END AS near_top,
+         CASE WHEN i <= 1000 THEN i::int8 ELSE 9223372036854775807 END AS top
+  FROM generate_series(1, 1100000) i;
+SELECT bs_ties('near_top', 'top_keys') AS adaptive_parts_near_top,
+       bs_ties('top', 'top_keys') AS adaptive_part_of_largest_key;
+RESET bitonic_sort.algorithm;
+DROP TABLE top_keys;
 -- a cancel while the worker places rows or sorts parts joins it before the
 -- memory goes, and the next sort runs
 SET work_mem = '2GB';
