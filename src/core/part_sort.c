@@ -128,11 +128,20 @@ bs_part_sort_split(bs_part_sort *ps, bs_pair64 *pairs, size_t n, bs_pair64 *dst,
 	ps->nparts = nparts;
 }
 
-/* Bits that tell apart the values 0 .. n - 1 (n of 2 or more). */
+/* Bits that hold the value v (0 for 0). */
 static inline int
-index_bits(size_t n)
+bits_of(uint64_t v)
 {
-	return 64 - __builtin_clzll((unsigned long long) (n - 1));
+	return v == 0 ? 0 : 64 - __builtin_clzll((unsigned long long) v);
+}
+
+/* Write the pointers of a run of packed values (positions in their low bits) to order. */
+static inline void
+write_positions(const bs_pair64 *pairs, const uint64_t *run, size_t len, uint64_t mask,
+				uint32_t *order)
+{
+	for (size_t i = 0; i < len; i++)
+		order[i] = pairs[run[i] & mask].ptr;
 }
 
 /* Whether pair a comes before pair b: (key, ptr) order. */
@@ -143,22 +152,20 @@ pair_before(const bs_pair64 *a, const bs_pair64 *b)
 }
 
 /*
- * Put a run of packed values (positions in the part in the low pos_bits) in
- * the (key, ptr) order of their pairs: by insertion when short, else by
- * sorting it again packed as each key less the run's least above the
- * pointer, whose pointers then go to order directly (*written; else the
- * caller writes them from the run).  The run's keys differ in the bits the
- * packing dropped only (at most 21), so that packs whole below 2^63.
+ * Write the pointers of a run of packed values (positions in the part in
+ * their low bits, mask) to order in the (key, ptr) order of their pairs: by
+ * insertion when short, else by sorting the run again packed as each key
+ * less the run's least above the pointer.  The run's keys differ in the
+ * bits the packing dropped only (at most 21), so that packs whole below
+ * 2^63.
  */
 static bs_status
-order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, int pos_bits, uint32_t *order,
-		  const bs_options *opt, bool *written)
+order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, uint64_t mask, uint32_t *order,
+		  const bs_options *opt)
 {
-	uint64_t	mask = ((uint64_t) 1 << pos_bits) - 1;
 	uint64_t	lo = UINT64_MAX;
 	bs_status	status;
 
-	*written = false;
 	if (len <= RUN_INSERTION_MAX)
 	{
 		for (size_t i = 1; i < len; i++)
@@ -170,6 +177,7 @@ order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, int pos_bits, uint3
 				run[j] = run[j - 1];
 			run[j] = value;
 		}
+		write_positions(pairs, run, len, mask, order);
 		return BS_OK;
 	}
 	for (size_t i = 0; i < len; i++)
@@ -183,7 +191,6 @@ order_run(const bs_pair64 *pairs, uint64_t *run, size_t len, int pos_bits, uint3
 	status = bs_sort_pairs32(run, len, opt);
 	for (size_t i = 0; status == BS_OK && i < len; i++)
 		order[i] = (uint32_t) run[i];
-	*written = status == BS_OK;
 	return status;
 }
 
@@ -200,20 +207,18 @@ write_packed_order(const bs_pair64 *pairs, uint64_t *packed, size_t len, int pos
 	for (size_t i = 0, end; i < len; i = end)
 	{
 		bool		in_order = true;
-		bool		written = false;
 
 		for (end = i + 1; end < len && (packed[end] >> pos_bits) == (packed[i] >> pos_bits); end++)
 			in_order &= pair_before(&pairs[packed[end - 1] & mask], &pairs[packed[end] & mask]);
-		if (!in_order)
+		if (in_order)
+			write_positions(pairs, packed + i, end - i, mask, order + i);
+		else
 		{
-			bs_status	status = order_run(pairs, packed + i, end - i, pos_bits, order + i, opt,
-										   &written);
+			bs_status	status = order_run(pairs, packed + i, end - i, mask, order + i, opt);
 
 			if (status != BS_OK)
 				return status;
 		}
-		for (size_t k = i; !written && k < end; k++)
-			order[k] = pairs[packed[k] & mask].ptr;
 	}
 	return BS_OK;
 }
@@ -230,7 +235,7 @@ sort_part_packed(const bs_pair64 *pairs, size_t len, uint64_t *scratch, uint32_t
 {
 	uint64_t	lo = UINT64_MAX;
 	uint64_t	hi = 0;
-	int			pos_bits = index_bits(len);
+	int			pos_bits = bits_of(len - 1);
 	int			key_bits;
 	int			shift;
 	bs_status	status;
@@ -240,7 +245,7 @@ sort_part_packed(const bs_pair64 *pairs, size_t len, uint64_t *scratch, uint32_t
 		lo = pairs[i].key < lo ? pairs[i].key : lo;
 		hi = pairs[i].key > hi ? pairs[i].key : hi;
 	}
-	key_bits = hi == lo ? 0 : 64 - __builtin_clzll((unsigned long long) (hi - lo));
+	key_bits = bits_of(hi - lo);
 	shift = key_bits + pos_bits > 63 ? key_bits + pos_bits - 63 : 0;
 	for (size_t i = 0; i < len; i++)
 		scratch[i] = ((pairs[i].key - lo) >> shift) << pos_bits | i;
