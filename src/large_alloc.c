@@ -30,6 +30,7 @@
  */
 #include "bitonic_sort.h"
 
+#include "core/parallel.h"
 #include "core/prefault.h"
 
 #include <sys/mman.h>
@@ -41,6 +42,9 @@
 #endif
 /* mmap flags for 2 MB pages from the pool, whatever its default page size */
 #define POOL_MAP_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (21 << MAP_HUGE_SHIFT))
+
+/* 2 MB pages a thread faults in at a time (32 MB) */
+#define POPULATE_GRAIN_PAGES 16
 
 /* Bytes of pool pages the backend has mapped now, and the most since the last reset. */
 static size_t pool_bytes;
@@ -87,21 +91,45 @@ unmap_on_reset(void *arg)
 	unmap_pool_pages((BitonicRegion *) arg);
 }
 
+/* A fresh pool mapping being faulted in, a slice of 2 MB pages per task. */
+typedef struct PoolPopulate
+{
+	char	   *pages;
+	_Atomic bool refused;		/* a page was refused (or the kernel cannot populate) */
+} PoolPopulate;
+
+/* Fault pages [begin, end) of a pool mapping in (a bs_parallel_for task). */
+static void
+populate_pool_slice(void *arg, size_t begin, size_t end)
+{
+	PoolPopulate *populate = (PoolPopulate *) arg;
+
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(populate->pages + begin * HUGE_PAGE_BYTES, (end - begin) * HUGE_PAGE_BYTES,
+				MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	populate->refused = true;
+}
+
 /*
  * Fault every page of a fresh pool mapping in now.  The mmap reserved the
  * pages, but a hugetlb cgroup limit (a container's), a cpuset or a memory
  * policy can still refuse one at its first touch, and a refused touch is a
- * SIGBUS; populating turns that into an error return.  False when a page
- * was refused, or when the kernel cannot populate (before Linux 5.14).
+ * SIGBUS; populating turns that into an error return.  The kernel zeroes
+ * each page as it faults it in (about 0.2 s per GB on one core here), and
+ * the sort waits for it, so the pages are faulted in on the sort's threads
+ * (bitonic_sort.cpu_threads) at once.  False when a page was refused, or
+ * when the kernel cannot populate (before Linux 5.14).
  */
 static bool
 populate_pool_pages(void *pages, size_t bytes)
 {
-#ifdef MADV_POPULATE_WRITE
-	return madvise(pages, bytes, MADV_POPULATE_WRITE) == 0;
-#else
-	return false;
-#endif
+	PoolPopulate populate = {.pages = pages, .refused = false};
+
+	bs_parallel_for(bitonic_sort_cpu_threads, 0, bytes / HUGE_PAGE_BYTES, POPULATE_GRAIN_PAGES,
+					populate_pool_slice, &populate);
+	return !populate.refused;
 }
 
 /* Pool pages for size bytes, registered with cxt; false when the pool has no room. */
