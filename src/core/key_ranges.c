@@ -43,7 +43,7 @@ slice_bits(uint32_t bounds, uint32_t shift)
 {
 	uint32_t	bits = 0;
 
-	if (bounds <= 1)
+	if (bounds == 0)
 		return 0;
 	while (((uint32_t) 1 << bits) < bounds)
 		bits++;
