@@ -8,10 +8,11 @@
  * A key's range is the last j with lower[j] <= key: a function of the key
  * alone (equal keys always share one), non-decreasing in it.  Finding it
  * takes no search for most keys: the sample's span is cut into equal cells,
- * a cell that holds several range bounds into equal slices (normalised
- * float keys crowd into a few cells), and a table gives the range of each
- * slice's least key and of the next one's; only where those differ is there
- * a search, among those ranges alone.
+ * a cell that holds any range bound into equal slices, about four a bound
+ * (normalised float keys crowd into a few cells), and a table gives the
+ * range of each slice's least key and of the next one's; only where those
+ * differ is there a search, among those ranges alone.  A cell of b bounds
+ * takes at most 8b entries, hence BS_KEY_ENTRIES.
  */
 #ifndef BS_KEY_RANGES_H
 #define BS_KEY_RANGES_H
