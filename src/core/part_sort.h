@@ -9,7 +9,7 @@
  * The result is the order of a full sort by (key, ptr): equal keys share a
  * range, so a part is a contiguous run of the sorted pairs.  Nothing here
  * calls into PostgreSQL; the worker allocates only with malloc: the
- * sorter's own (NULL hooks), and 8 bytes a pair of the longest part for
+ * sorter's own (NULL hooks), and 12 bytes a pair of the longest part for
  * sorting parts as packed 64-bit values (part_sort.c).
  */
 #ifndef BS_PART_SORT_H
