@@ -31,12 +31,17 @@
  * cut again, before a spill and after the last row.
  *
  * A whole heap page (all-visible, no quals: heap_read.c) is staged as one
- * entry: the page's address, the bitmap of its rows' line pointers, and
- * each row's key and stream, which the backend computes while the page it
- * has just read is in its cache (10 bytes a row, against a staged row's
- * 24).  Keying the rows on the worker instead left the backend waiting for
- * it (10M rows of 72 bytes, pool pages, alternating: 1334 against 1409 ms
- * median for the whole ORDER BY, 1469 staging row by row).
+ * entry: the page's address, the bitmaps of its rows' line pointers and of
+ * their NULL keys, and each row's key, which the backend computes while the
+ * page it has just read is in its cache (8 bytes a row, against a staged
+ * row's 24).  Keying the rows on the worker instead left the backend
+ * waiting for it (10M rows of 72 bytes, pool pages, alternating: 1334
+ * against 1409 ms median for the whole ORDER BY, 1469 staging row by row).
+ * The key's range (its stream) is looked up on the worker, as for a row
+ * staged alone: the backend bounds the reading, and the look-up was about
+ * a third of its time in BitonicIngestPage (10M int8 rows, perf: 323-370
+ * against 211-223 samples there, the worker's placement 183-206 against
+ * 190-256).
  *
  * Rows reach the store in input order, as without the worker: a buffer is
  * placed only once the one before it is, so a stream's locators still grow
@@ -100,7 +105,8 @@ typedef struct StagedPage
 	uint32		unused;
 	const char *page;			/* the page, pinned */
 	uint64		taken[BITONIC_PAGE_WORDS];
-	/* then the rows' keys and streams (page_keys, page_streams) */
+	uint64		nulls[BITONIC_PAGE_WORDS];	/* in taken order: the row's first sort column is NULL */
+	/* then the rows' keys (page_keys) */
 } StagedPage;
 
 /* The keys of a staged page's rows, in taken order. */
@@ -110,18 +116,18 @@ page_keys(const StagedPage *sp)
 	return (uint64 *) (sp + 1);
 }
 
-/* The streams of a staged page's rows, in taken order. */
-static inline uint16 *
-page_streams(const StagedPage *sp)
+/* Whether the staged page's row k (in taken order) has a NULL first sort column. */
+static inline bool
+page_row_isnull(const StagedPage *sp, int k)
 {
-	return (uint16 *) (page_keys(sp) + sp->nrows);
+	return (sp->nulls[k / 64] >> (k % 64)) & 1;
 }
 
 /* Bytes a staged page of nrows rows takes. */
 static inline size_t
 staged_page_size(size_t nrows)
 {
-	return sizeof(StagedPage) + MAXALIGN(nrows * (sizeof(uint64) + sizeof(uint16)));
+	return sizeof(StagedPage) + nrows * sizeof(uint64);
 }
 
 StaticAssertDecl(offsetof(StagedPage, marker) == offsetof(StagedRow, isnull),
@@ -325,15 +331,13 @@ place_page(BitonicScanState *state, const StagedPage *sp, int *row, PlaceBatch *
 		ahead = prefetch_page_row(sp, ahead);
 	while ((off = next_taken(sp, off)) != 0)
 	{
-		int			stream = page_streams(sp)[*row];
 		uint32		len;
 		const char *tuple = (const char *) page_row(sp, off, &len);
 
 		if (ahead != 0)
 			ahead = prefetch_page_row(sp, ahead);
-		if (!place_in_stream(state, batch, stream, tuple + MINIMAL_TUPLE_OFFSET,
-							 len - MINIMAL_TUPLE_OFFSET, page_keys(sp)[*row],
-							 stream == (int) batch->nranges, may_grow))
+		if (!place_one(state, batch, tuple + MINIMAL_TUPLE_OFFSET, len - MINIMAL_TUPLE_OFFSET,
+					   page_keys(sp)[*row], page_row_isnull(sp, *row), may_grow))
 			return false;
 		(*row)++;
 		off++;
@@ -706,14 +710,18 @@ BitonicIngestPageRow(BitonicScanState *state, HeapTuple row, Buffer page, uint64
 	return stage_row(state, NULL, &src, page, key, isnull);
 }
 
-/* Key the rows of a page staged whole and find their streams (on the backend). */
+/*
+ * Key the rows of a page staged whole (on the backend, while the page is in
+ * its cache); the worker finds their streams.
+ */
 static void
 key_page(BitonicScanState *state, const BitonicHeapPage *page, StagedPage *sp)
 {
 	uint64	   *keys = page_keys(sp);
-	uint16	   *streams = page_streams(sp);
 	int			off = 1;
 	int			k = 0;
+
+	memset(sp->nulls, 0, sizeof(sp->nulls));
 
 	while ((off = next_taken(sp, off)) != 0)
 	{
@@ -726,7 +734,7 @@ key_page(BitonicScanState *state, const BitonicHeapPage *page, StagedPage *sp)
 		value = heap_getattr(&tuple, page->key_attno, page->tupdesc, &isnull);
 		key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
 		keys[k] = key;
-		streams[k] = (uint16) BitonicKeyStream(state->ranges, state->nranges, key, isnull);
+		sp->nulls[k / 64] |= (uint64) isnull << (k % 64);
 		k++;
 		off++;
 	}
@@ -734,7 +742,7 @@ key_page(BitonicScanState *state, const BitonicHeapPage *page, StagedPage *sp)
 
 /*
  * Take the rows of a heap page read whole by the node (heap_read.c),
- * staged as the page's address, its rows' line pointers, keys and streams;
+ * staged as the page's address, its rows' line pointers, NULLs and keys;
  * as BitonicIngestRow.
  */
 bool
