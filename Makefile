@@ -32,7 +32,8 @@ CORE_OBJS = \
 	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \
 	src/core/sort_dispatch.o \
-	src/core/threads.o
+	src/core/threads.o \
+	src/core/unmapper.o
 
 OBJS = \
 	src/bitonic_sort.o \

@@ -75,13 +75,18 @@ extern size_t BitonicCorePeak(void);
 
 struct bs_prefaulter;			/* core/prefault.h */
 
-/* A large buffer: memory of a context, or pages of the huge page pool. */
+/*
+ * A large buffer: memory of a context (under 2 MB), or a mapping of its own,
+ * of ordinary pages or of the huge page pool's, that the context's reset or
+ * deletion unmaps.
+ */
 typedef struct BitonicRegion
 {
-	MemoryContextCallback unmap;	/* unmaps the pool pages when the context goes */
+	MemoryContextCallback unmap;	/* unmaps the mapping when the context goes */
 	char	   *raw;			/* the palloc'd memory, or NULL */
-	char	   *pool;			/* the mapped pool pages, or NULL */
-	size_t		pool_bytes;
+	char	   *map;			/* the mapping, or NULL */
+	size_t		map_bytes;
+	bool		pool;			/* the mapping's pages are the pool's */
 } BitonicRegion;
 
 /* The pages a large buffer outside the huge page pool asks for. */

@@ -25,15 +25,24 @@
  * Pool pages go back to the pool when freed, not to the kernel's free
  * lists, so they stay backed: on a VM whose balloon hands freed memory back
  * to the host, ordinary fresh memory costs a host fault per page on every
- * sort, pool pages only on their first use.  A pool mapping belongs to a
- * memory context like any allocation: its reset or deletion unmaps it.
+ * sort, pool pages only on their first use.
+ *
+ * A buffer of 2 MB or more is a mapping of its own (pool pages or ordinary
+ * ones) that belongs to a memory context like any allocation: its reset or
+ * deletion unmaps it.  Ordinary pages are unmapped on the unmapper's thread
+ * (core/unmapper.h): the kernel takes about 50 ms to free 1 GB of 4 kB
+ * pages, which the query's end no longer waits for.  Such mappings are
+ * outside the memory contexts' statistics, as the pool's always were; the
+ * node counts them itself (EXPLAIN's Peak Memory, work_mem).
  */
 #include "bitonic_sort.h"
 
 #include "core/parallel.h"
 #include "core/prefault.h"
+#include "core/unmapper.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "utils/memutils.h"
 
@@ -73,22 +82,40 @@ BitonicAllocLarge(MemoryContext cxt, size_t size)
 	return ptr;
 }
 
-/* Give a region's pool pages back (once). */
+/*
+ * Give a region's mapping back (once): pool pages at once, so that the
+ * next sort finds them free in the pool; ordinary pages on the unmapper's
+ * thread, so that the sort ends without waiting for the kernel to free them.
+ */
 static void
-unmap_pool_pages(BitonicRegion *region)
+unmap_region(BitonicRegion *region)
 {
-	if (region->pool == NULL)
+	if (region->map == NULL)
 		return;
-	(void) munmap(region->pool, region->pool_bytes);
-	pool_bytes -= Min(pool_bytes, region->pool_bytes);
-	region->pool = NULL;
+	if (region->pool)
+	{
+		(void) munmap(region->map, region->map_bytes);
+		pool_bytes -= Min(pool_bytes, region->map_bytes);
+	}
+	else
+		bs_unmap_later(region->map, region->map_bytes);
+	region->map = NULL;
 }
 
-/* Reset callback of a pool region's context. */
+/* Reset callback of a mapped region's context. */
 static void
 unmap_on_reset(void *arg)
 {
-	unmap_pool_pages((BitonicRegion *) arg);
+	unmap_region((BitonicRegion *) arg);
+}
+
+/* Have the region's mapping unmapped when cxt is reset or deleted. */
+static void
+unmap_with(MemoryContext cxt, BitonicRegion *region)
+{
+	region->unmap.func = unmap_on_reset;
+	region->unmap.arg = region;
+	MemoryContextRegisterResetCallback(cxt, &region->unmap);
 }
 
 /* A fresh pool mapping being faulted in, a slice of 2 MB pages per task. */
@@ -146,21 +173,61 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
 		(void) munmap(pages, bytes);
 		return false;
 	}
-	region->pool = pages;
-	region->pool_bytes = bytes;
-	region->unmap.func = unmap_on_reset;
-	region->unmap.arg = region;
-	MemoryContextRegisterResetCallback(cxt, &region->unmap);
+	region->map = pages;
+	region->map_bytes = bytes;
+	region->pool = true;
+	unmap_with(cxt, region);
 	pool_bytes += bytes;
 	pool_peak = Max(pool_peak, pool_bytes);
 	return true;
 }
 
 /*
+ * An anonymous mapping of ordinary pages for size bytes (2 MB or more)
+ * aligned to align, registered with cxt; ERROR when the kernel has no room.
+ * The previous sort's mappings are unmapped first where the unmapper is
+ * still at them, so that two sorts' memory is never held at once.
+ */
+static void
+map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *region)
+{
+	size_t		page = (size_t) getpagesize();
+	size_t		bytes = TYPEALIGN(page, size);
+	size_t		extra = align > page ? align : 0;
+	char	   *raw;
+	char	   *start;
+
+	if (!AllocHugeSizeIsValid(size))
+		elog(ERROR, "invalid memory alloc request size %zu", size);
+	/* the unmapper's thread may outlive the sort: the exit must wait for it */
+	BitonicThreadBudgetEnter();
+	if (bs_unmap_pending() > 0)
+		bs_unmap_wait();
+	raw = mmap(NULL, bytes + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed on request of size %zu in memory context \"%s\".",
+						   size, cxt->name)));
+	/* the unaligned head and the tail past the aligned pages go back at once */
+	start = (char *) TYPEALIGN(align, raw);
+	if (start > raw)
+		(void) munmap(raw, start - raw);
+	if (raw + bytes + extra > start + bytes)
+		(void) munmap(start + bytes, raw + bytes + extra - (start + bytes));
+	region->map = start;
+	region->map_bytes = bytes;
+	region->pool = false;
+	unmap_with(cxt, region);
+}
+
+/*
  * size bytes aligned to align (a power of two up to 2 MB) that live as long
  * as cxt or until BitonicRegionFree(*region): pool pages where
- * bitonic_sort.huge_pages allows and the pool has room, else memory of cxt
- * of the given kind of pages.
+ * bitonic_sort.huge_pages allows and the pool has room, else ordinary pages
+ * of the given kind (a mapping of their own from 2 MB on, memory of cxt
+ * below).
  */
 void *
 BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pages,
@@ -172,10 +239,18 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pa
 	Assert(align > 0 && align <= HUGE_PAGE_BYTES && (align & (align - 1)) == 0);
 	*region = r;
 	if (bitonic_sort_huge_pages && size >= HUGE_PAGE_BYTES && map_pool_pages(cxt, size, r))
-		return r->pool;
-	/* the unaligned head and tail are never touched, so never resident */
-	r->raw = MemoryContextAllocHuge(cxt, size + align);
-	ptr = (char *) TYPEALIGN(align, r->raw);
+		return r->map;
+	if (size >= HUGE_PAGE_BYTES)
+	{
+		map_ordinary_pages(cxt, size, align, r);
+		ptr = r->map;
+	}
+	else
+	{
+		/* the unaligned head and tail are never touched, so never resident */
+		r->raw = MemoryContextAllocHuge(cxt, size + align);
+		ptr = (char *) TYPEALIGN(align, r->raw);
+	}
 	if (pages == BITONIC_PAGES_HUGE)
 		advise_huge_pages(ptr, size);
 	return ptr;
@@ -190,7 +265,7 @@ BitonicRegionFree(BitonicRegion *region)
 		pfree(region->raw);
 		region->raw = NULL;
 	}
-	unmap_pool_pages(region);
+	unmap_region(region);
 }
 
 /*
@@ -203,8 +278,8 @@ BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *prefaulter)
 {
 	if (prefaulter != NULL && region->raw != NULL)
 		bs_prefaulter_forget(prefaulter, region->raw, GetMemoryChunkSpace(region->raw));
-	else if (prefaulter != NULL && region->pool != NULL)
-		bs_prefaulter_forget(prefaulter, region->pool, region->pool_bytes);
+	else if (prefaulter != NULL && region->map != NULL)
+		bs_prefaulter_forget(prefaulter, region->map, region->map_bytes);
 	BitonicRegionFree(region);
 }
 
@@ -214,7 +289,7 @@ BitonicRegionBytes(const BitonicRegion *region)
 {
 	if (region->raw != NULL)
 		return GetMemoryChunkSpace(region->raw);
-	return region->pool != NULL ? region->pool_bytes : 0;
+	return region->map != NULL ? region->map_bytes : 0;
 }
 
 /*

@@ -10,6 +10,7 @@
 #include "bitonic_sort.h"
 
 #include "core/threads.h"
+#include "core/unmapper.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -31,11 +32,13 @@ request_pool(void)
 
 /*
  * At exit, give back the places of threads this backend still counts:
- * none once every thread is joined, as the clean-up of every query does.
+ * none once every thread is joined, as the clean-up of every query does,
+ * and the unmapper's thread, which gives its own back, has ended.
  */
 static void
 release_threads(int code, Datum arg)
 {
+	bs_unmap_wait();
 	bs_threads_release_all();
 	bs_threads_share(NULL);
 	shared = false;

@@ -71,6 +71,25 @@ bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg)
 	return ok;
 }
 
+/* Start a detached thread that gives its own place back (see threads.h). */
+bool
+bs_thread_start_detached(void *(*fn) (void *), void *arg)
+{
+	pthread_t	thread;
+
+	if (!bs_thread_start(&thread, fn, arg))
+		return false;
+	pthread_detach(thread);
+	return true;
+}
+
+/* A detached thread's place goes back (see threads.h). */
+void
+bs_thread_leave(void)
+{
+	give_place();
+}
+
 /* Join a thread and give its place back (see threads.h). */
 void
 bs_thread_join(pthread_t thread)

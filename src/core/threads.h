@@ -32,6 +32,17 @@ extern bool bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg);
 /* Join a thread of bs_thread_start and give its place in the budget back. */
 extern void bs_thread_join(pthread_t thread);
 
+/*
+ * Start a detached thread (nobody joins it), with every signal blocked and
+ * within the budget; false when it could not start.  The thread gives its
+ * place back itself, by bs_thread_leave as it ends, and its owner must see
+ * that done before bs_threads_release_all.
+ */
+extern bool bs_thread_start_detached(void *(*fn) (void *), void *arg);
+
+/* A detached thread's last call: its place in the budget goes back. */
+extern void bs_thread_leave(void);
+
 /* A count of the threads alive in the processes that share it (in shared memory). */
 typedef struct bs_thread_pool bs_thread_pool;
 
