@@ -35,7 +35,7 @@
 /* The split's shared state: each thread counts, then scatters, its own slice. */
 typedef struct split_job
 {
-	bs_pair64  *pairs;			/* their pads are written */
+	const bs_pair64 *pairs;
 	size_t		n;
 	bs_pair64  *dst;
 	const bs_key_ranges *kr;
@@ -44,8 +44,11 @@ typedef struct split_job
 } split_job;
 
 /*
- * First pass over slice s: how many of its pairs fall in each range; each
- * pair's range is kept in its pad for the second pass.
+ * First pass over slice s: how many of its pairs fall in each range.  The
+ * range is not kept (in the pair's pad) for the second pass, which looks it
+ * up again: writing the pads back cost more than the second look-up (10M
+ * pairs in 256 ranges on two threads, standalone: 85 against 71 ms for the
+ * whole split with int8-like keys, 80 against 67 ms with float8's).
  */
 static void
 count_slice(void *ctx, size_t s, size_t end)
@@ -60,12 +63,7 @@ count_slice(void *ctx, size_t s, size_t end)
 
 		memset(count, 0, sizeof(job->offsets[s]));
 		for (size_t i = from; i < to; i++)
-		{
-			uint32_t	range = bs_key_range(job->kr, job->pairs[i].key);
-
-			job->pairs[i].pad = range;
-			count[range]++;
-		}
+			count[bs_key_range(job->kr, job->pairs[i].key)]++;
 	}
 }
 
@@ -83,7 +81,7 @@ scatter_slice(void *ctx, size_t s, size_t end)
 
 		for (size_t i = from; i < to; i++)
 		{
-			bs_pair64  *d = &job->dst[next[job->pairs[i].pad]++];
+			bs_pair64  *d = &job->dst[next[bs_key_range(job->kr, job->pairs[i].key)]++];
 
 			d->key = job->pairs[i].key;
 			d->ptr = job->pairs[i].ptr;
@@ -94,7 +92,7 @@ scatter_slice(void *ctx, size_t s, size_t end)
 
 /* Cut the parts and scatter the pairs into them (see part_sort.h). */
 void
-bs_part_sort_split(bs_part_sort *ps, bs_pair64 *pairs, size_t n, bs_pair64 *dst,
+bs_part_sort_split(bs_part_sort *ps, const bs_pair64 *pairs, size_t n, bs_pair64 *dst,
 				   uint32_t nparts, bs_key_ranges *kr, uint64_t *sample, int threads)
 {
 	size_t		offsets[SPLIT_THREADS][BS_KEY_RANGES_MAX];

@@ -45,11 +45,11 @@ typedef struct bs_part_sort
 /*
  * Cut nparts (a power of two) key ranges from a sample of the n pairs and
  * scatter the pairs into dst grouped by range, ranges in key order (pad
- * cleared; the source pairs' pads are overwritten); fills ps->parts,
+ * cleared; the source pairs are only read); fills ps->parts,
  * ps->starts and ps->nparts.  kr is scratch
  * space for the ranges; sample holds nparts * BS_PART_SAMPLE keys.
  */
-extern void bs_part_sort_split(bs_part_sort *ps, bs_pair64 *pairs, size_t n,
+extern void bs_part_sort_split(bs_part_sort *ps, const bs_pair64 *pairs, size_t n,
 							   bs_pair64 *dst, uint32_t nparts, bs_key_ranges *kr,
 							   uint64_t *sample, int threads);
 
