@@ -43,7 +43,8 @@ key_from_float4(float4 v)
 	if (v == 0)
 		v = 0;					/* -0 -> +0 */
 	memcpy(&bits, &v, sizeof(bits));
-	return (bits & UINT32_C(0x80000000)) ? ~bits : bits ^ UINT32_C(0x80000000);
+	/* negative: every bit flipped; else the sign bit (no branch: signs mix at random) */
+	return bits ^ ((uint32) ((int32) bits >> 31) | UINT32_C(0x80000000));
 }
 
 /* Key of a float8, in PostgreSQL's order (NaN last, -0 = +0). */
@@ -57,7 +58,8 @@ key_from_float8(float8 v)
 	if (v == 0)
 		v = 0;					/* -0 -> +0 */
 	memcpy(&bits, &v, sizeof(bits));
-	return (bits & UINT64_C(0x8000000000000000)) ? ~bits : bits ^ UINT64_C(0x8000000000000000);
+	/* negative: every bit flipped; else the sign bit (no branch: signs mix at random) */
+	return bits ^ ((uint64) ((int64) bits >> 63) | UINT64_C(0x8000000000000000));
 }
 
 /* Width of the exact key of a type, or BITONIC_KEY_NONE. */
