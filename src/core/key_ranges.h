@@ -12,8 +12,8 @@
  * (normalised float keys crowd into a few cells), and a table gives the
  * range of each slice's least key and of the next one's; only where those
  * differ is there a search, among those ranges alone, and where they differ
- * by one (the slice holds one bound, the usual case) it is one comparison.  A cell of b bounds
- * takes at most 8b entries, hence BS_KEY_ENTRIES.
+ * by one (the slice holds one bound, the usual case) it is one comparison.
+ * A cell of b bounds takes at most 8b entries, hence BS_KEY_ENTRIES.
  */
 #ifndef BS_KEY_RANGES_H
 #define BS_KEY_RANGES_H
@@ -67,7 +67,7 @@ bs_key_range(const bs_key_ranges *kr, uint64_t key)
 	e = kr->entry[cell] + (uint32_t) ((offset - (cell << kr->shift)) >> kr->slice_shift[cell]);
 	lo = kr->range[e];
 	hi = kr->range[e + 1];
-	/* a slice holds at most one bound but rarely: one comparison, no branch to mispredict */
+	/* a slice rarely holds more than one bound: one comparison, no branch to mispredict */
 	if (hi - lo <= 1)
 		return lo + (uint32_t) ((hi > lo) & (kr->lower[hi] <= key));
 	while (lo < hi)

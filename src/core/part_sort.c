@@ -6,16 +6,17 @@
  * be: each pair's key less the part's smallest, above the pair's position
  * in the part (about 16 bits for a part of 32k pairs).  A 64-bit sort is
  * about twice as fast as a 128-bit one, and the pointers are then read by
- * position from a copy of the part's pointers, 4 bytes a pair (looked up
- * in the pairs themselves, 16 bytes apart, that read was a third of the
- * worker's time in a 10M-row ORDER BY).  Where the keys' spread needs more bits than are
- * left, their low bits are dropped; the keys that then pack alike sort by
- * position.  Each run of values with equal keys once packed that is not in
- * (key, ptr) order is then sorted again, packed as its key less the run's
- * least above its pointer (its keys differ only in the bits dropped, so
- * that fits whole).  Random keys leave next to none, and equal keys are in
- * pointer order already where the pointers of a key grow with the input
- * (the store's locators do, and the split keeps the input's order).
+ * position from a copy of the part's pointers, 4 bytes a pair (looked up in
+ * the pairs themselves, 16 bytes apart, that read was a third of the
+ * worker's time in a 10M-row ORDER BY).  Where the keys' spread needs more
+ * bits than are left, their low bits are dropped; the keys that then pack
+ * alike sort by position.  Each run of values with equal keys once packed
+ * that is not in (key, ptr) order is then sorted again, packed as its key
+ * less the run's least above its pointer (its keys differ only in the bits
+ * dropped, so that fits whole).  Random keys leave next to none, and equal
+ * keys are in pointer order already where the pointers of a key grow with
+ * the input (the store's locators do, and the split keeps the input's
+ * order).
  */
 #include "part_sort.h"
 #include "parallel.h"

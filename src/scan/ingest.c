@@ -105,7 +105,7 @@ typedef struct StagedPage
 	uint32		unused;
 	const char *page;			/* the page, pinned */
 	uint64		taken[BITONIC_PAGE_WORDS];
-	uint64		nulls[BITONIC_PAGE_WORDS];	/* in taken order: the row's first sort column is NULL */
+	uint64		nulls[BITONIC_PAGE_WORDS];	/* rows (taken order) of a NULL first sort column */
 	/* then the rows' keys (page_keys) */
 } StagedPage;
 
