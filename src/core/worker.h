@@ -11,6 +11,7 @@
 #define BS_WORKER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #ifdef __cplusplus
@@ -25,9 +26,10 @@ typedef struct bs_worker
 	pthread_mutex_t lock;
 	pthread_cond_t wake;		/* a job or the stop, for the thread */
 	pthread_cond_t done;		/* the job is done, for the owner */
-	bs_job_fn	fn;				/* the job handed over, NULL when idle */
+	bs_job_fn	fn;				/* the job handed over */
 	void	   *arg;
-	bool		stop;
+	atomic_bool busy;			/* a job is handed over and not done (written under lock) */
+	atomic_bool stop;			/* the owner stops the thread (written under lock) */
 	bool		running;
 } bs_worker;
 
