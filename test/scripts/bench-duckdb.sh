@@ -2,9 +2,11 @@
 # test/scripts/bench-duckdb.sh — what `make bench-duckdb` runs: the queries
 # of the ORDER BY and below-other-operators benchmarks on PostgreSQL, native
 # (module off, the planner's choice with 2 parallel workers allowed) and
-# with the module on, and on DuckDB (in memory, all cores, tables of the
-# same shape and size), in the same run; prints each side's best time of
-# BENCH_REPS and DuckDB's time over ours (above 1: ours is faster).  Every
+# with the module on, in ordinary memory and (as root) from a reserved huge
+# page pool, and on DuckDB (in memory, all cores, tables of the same shape
+# and size), in the same run; prints each side's best time of BENCH_REPS and
+# DuckDB's time over ours, without and with the pool (above 1: ours is
+# faster; the pool's columns are empty without root).  Every
 # side's time is its EXPLAIN ANALYZE's (the query runs whole, its rows are
 # discarded).  DuckDB comes from the npm registry (@duckdb/node-api) into
 # tmp/duckdb.  Not a test.
@@ -16,6 +18,10 @@ source "$(dirname "$0")/common.sh"
 cd "$TOP"
 command -v npm >/dev/null || ensure_packages nodejs npm
 setup_all
+# 1.2 GB of 2 MB pages (as root) for the module's runs with the pool; the
+# pool goes back to its size on exit
+reserve_huge_pages 600
+POOL=$([ "$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)" -gt 0 ] && echo 1 || echo 0)
 SIZES=${BENCH_SIZES:-10000000}
 REPS=${BENCH_REPS:-2}
 ONLY=${BENCH_QUERIES:-.}
@@ -41,7 +47,7 @@ QUERIES=(
 	"join t2 on int8|SELECT t.i, t2.f FROM t JOIN t2 ON t.a = t2.a|SELECT t.i, t2.f FROM t JOIN t2 ON t.a = t2.a"
 )
 
-printf '%s\n' "query,n,native_ms,native_plan,ours_ms,ours_plan,duckdb_ms,duckdb_over_ours" >tmp/bench/duckdb.csv
+printf '%s\n' "query,n,native_ms,native_plan,ours_ms,ours_plan,ours_pool_ms,duckdb_ms,duckdb_over_ours,duckdb_over_pool" >tmp/bench/duckdb.csv
 for n in $SIZES; do
 	echo "== $n rows: PostgreSQL"
 	{
@@ -57,9 +63,16 @@ for n in $SIZES; do
 			IFS='|' read -r label pg _ <<<"$q"
 			[[ $label =~ $ONLY ]] || continue
 			pg=${pg//\'/\'\'}
-			echo "SELECT '$label', n.ms, n.plan, o.ms, o.plan"
+			echo "SELECT '$label', n.ms, n.plan, o.ms, o.plan, h.ms"
 			echo "  FROM pg_temp.run('$pg', 'bitonic_sort.enable=off', $REPS) n,"
-			echo "       pg_temp.run('$pg', 'bitonic_sort.enable=on', $REPS) o;"
+			echo "       pg_temp.run('$pg', 'bitonic_sort.enable=on,bitonic_sort.huge_pages=off', $REPS) o,"
+			# with the pool: one untimed run gives its pages their first use
+			if [ "$POOL" = 1 ]; then
+				echo "       pg_temp.run('$pg', 'bitonic_sort.enable=on,bitonic_sort.huge_pages=on', 1) w,"
+				echo "       pg_temp.run('$pg', 'bitonic_sort.enable=on,bitonic_sort.huge_pages=on', $REPS) h;"
+			else
+				echo "       (SELECT NULL::float8 AS ms) h;"
+			fi
 		done
 	} | psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 >tmp/bench/duckdb-pg.txt || exit 1
 	echo "== $n rows: DuckDB"
@@ -69,12 +82,13 @@ for n in $SIZES; do
 		printf '%s\t%s\n' "$label" "$duck"
 	done | (cd tmp/duckdb && node duckdb.mjs "$n" "$REPS") >tmp/bench/duckdb-duck.txt ||
 		die "the DuckDB side failed"
-	while IFS='|' read -r label native_ms native_plan ours_ms ours_plan; do
+	while IFS='|' read -r label native_ms native_plan ours_ms ours_plan pool_ms; do
 		[ -z "$label" ] && continue
 		duck_ms=$(awk -F '\t' -v l="$label" '$1 == l { print $2 }' tmp/bench/duckdb-duck.txt)
 		ratio=$(awk -v d="$duck_ms" -v o="$ours_ms" 'BEGIN { printf "%.2f", d / o }')
-		printf '"%s",%s,%s,"%s",%s,"%s",%s,%s\n' "$label" "$n" "$native_ms" "$native_plan" \
-			"$ours_ms" "$ours_plan" "$duck_ms" "$ratio" >>tmp/bench/duckdb.csv
+		pool_ratio=$(awk -v d="$duck_ms" -v o="$pool_ms" 'BEGIN { if (o != "") printf "%.2f", d / o }')
+		printf '"%s",%s,%s,"%s",%s,"%s",%s,%s,%s,%s\n' "$label" "$n" "$native_ms" "$native_plan" \
+			"$ours_ms" "$ours_plan" "$pool_ms" "$duck_ms" "$ratio" "$pool_ratio" >>tmp/bench/duckdb.csv
 	done <tmp/bench/duckdb-pg.txt
 done
 echo
