@@ -42,13 +42,6 @@ BEGIN
   RETURN round((plan->0->>'Execution Time')::numeric, 1);
 END $$;
 
--- pool_pages(): free 2 MB pages of the kernel's huge page pool that nobody
--- has reserved (HugePages_Free counts the default page size, and pages a
--- server's shared memory has reserved but not yet touched).
-CREATE OR REPLACE FUNCTION pg_temp.pool_pages() RETURNS int LANGUAGE sql AS $$
-  SELECT coalesce(pg_read_file('/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages', 0, 64, true)::int -
-                  pg_read_file('/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages', 0, 64, true)::int, 0) $$;
-
 -- compare(label, query, reps): the query with the native Sort and with
 -- BitonicSort (forced: Sort disabled), alternating, `reps` times each in the
 -- same run; the best of each and the ratios native / bitonic.  Alternating

@@ -56,3 +56,10 @@ BEGIN
     PERFORM set_config(saved[k], saved[k + 1], true);
   END LOOP;
 END $$;
+
+-- pool_pages(): free 2 MB pages of the kernel's huge page pool that nobody
+-- has reserved (HugePages_Free counts the default page size, and pages a
+-- server's shared memory has reserved but not yet touched).
+CREATE OR REPLACE FUNCTION pg_temp.pool_pages() RETURNS int LANGUAGE sql AS $$
+  SELECT coalesce(pg_read_file('/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages', 0, 64, true)::int -
+                  pg_read_file('/sys/kernel/mm/hugepages/hugepages-2048kB/resv_hugepages', 0, 64, true)::int, 0) $$;

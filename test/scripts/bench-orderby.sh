@@ -29,6 +29,7 @@ mkdir -p tmp/bench
 
 {
 	echo "CREATE EXTENSION bitonic_sort;"
+	echo "\\i test/bench/timing.sql"
 	echo "\\i test/bench/orderby.sql"
 	echo "SET work_mem = '4GB';"
 	echo "SET max_parallel_workers_per_gather = 0;"
