@@ -624,3 +624,57 @@ BEGIN
 END $$;
 SELECT bs_pool_back(:free_before) AS pool_pages_back_after_gpu_sort;
 RESET work_mem;
+
+-- bitonic_sort.keep_memory: a sort's large buffers (ordinary memory) kept
+-- for the backend's next sort, which takes them back (EXPLAIN's Reused
+-- Memory) and writes over the last sort's rows: the same rows as the native
+-- Sort for queries of other shapes and sizes, a rescan taking the memory of
+-- the scan before, nothing past the cap, nothing once it is set back to 0,
+-- and nothing after keep_memory_idle
+CREATE FUNCTION bs_reused_kb(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  reused bigint := 0;
+  line text;
+BEGIN
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'off', true);
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF) ' || q LOOP
+    IF line ~ 'Reused Memory' THEN
+      reused := reused + (regexp_match(line, '(\d+) kB'))[1]::bigint;
+    END IF;
+  END LOOP;
+  PERFORM set_config('enable_sort', 'on', true);
+  RETURN reused;
+END $$;
+SET work_mem = '256MB';
+SET bitonic_sort.huge_pages = off;
+SHOW bitonic_sort.keep_memory;
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_when_off;
+SET bitonic_sort.keep_memory = '1GB';
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_first_sort;
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_by_the_same_sort;
+SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k, id DESC') AS kept_same_rows,
+       bs_digest_compare('SELECT * FROM wide ORDER BY t COLLATE "C"') AS kept_same_rows_abbreviated,
+       bs_digest_compare('SELECT id, pad FROM wide ORDER BY pad, id DESC') AS kept_same_rows_text,
+       bs_digest_compare('SELECT * FROM wide_rows(90000) ORDER BY k, id') AS kept_rows_beyond_estimate,
+       bs_digest_compare('SELECT * FROM wide_rows_few(3000) ORDER BY k DESC, id') AS kept_rows_below_estimate,
+       bs_digest_compare('SELECT * FROM wide ORDER BY k, id DESC') AS kept_same_rows_again;
+SELECT bs_digest_compare($q$SELECT g.k, s.* FROM generate_series(0, 2) g(k), LATERAL (SELECT * FROM wide WHERE k % 3 = g.k ORDER BY t, id OFFSET 0) s$q$) AS kept_rescanned_sorts,
+       bs_reused_kb($q$SELECT g.k, s.* FROM generate_series(0, 2) g(k), LATERAL (SELECT * FROM wide WHERE k % 3 = g.k ORDER BY t, id OFFSET 0) s$q$) > 0 AS rescans_reuse;
+SET bitonic_sort.keep_memory = '4MB';
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_under_4mb_cap;
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') <= 4096 AS at_most_the_cap_reused;
+SET bitonic_sort.keep_memory = '1GB';
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') <= 4096 AS what_the_cap_kept_reused;
+SET bitonic_sort.keep_memory = 0;
+SET bitonic_sort.keep_memory = '1GB';
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_after_set_to_0;
+SET bitonic_sort.keep_memory_idle = '100ms';
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_within_idle_time;
+SELECT pg_sleep(1);
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_after_idle_time;
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_within_idle_time_again;
+RESET bitonic_sort.keep_memory_idle;
+RESET bitonic_sort.keep_memory;
+RESET bitonic_sort.huge_pages;
+RESET work_mem;

@@ -31,6 +31,8 @@ extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern bool bitonic_sort_enable;
 extern int	bitonic_sort_min_rows;
 extern bool bitonic_sort_huge_pages;
+extern int	bitonic_sort_keep_memory;
+extern int	bitonic_sort_keep_memory_idle;
 extern bool bitonic_sort_heap_read;
 extern int	bitonic_sort_max_threads;
 extern void BitonicGucInit(void);
@@ -87,6 +89,7 @@ typedef struct BitonicRegion
 	char	   *map;			/* the mapping, or NULL */
 	size_t		map_bytes;
 	bool		pool;			/* the mapping's pages are the pool's */
+	bool		resident;		/* faulted in already (pool pages, kept memory) */
 } BitonicRegion;
 
 /* The pages a large buffer outside the huge page pool asks for. */
@@ -104,8 +107,11 @@ extern void BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *
 extern size_t BitonicRegionBytes(const BitonicRegion *region);
 extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages pages,
 							   BitonicRegion **region);
+extern bool BitonicRegionResident(const BitonicRegion *region);
 extern void BitonicPoolResetPeak(void);
 extern size_t BitonicPoolPeak(void);
+extern void BitonicKeptResetReused(void);
+extern size_t BitonicKeptReused(void);
 
 /* Size of a transparent huge page. */
 #define HUGE_PAGE_BYTES ((size_t) 2 * 1024 * 1024)

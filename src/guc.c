@@ -6,6 +6,7 @@
 #include <limits.h>
 
 #include "core/threads.h"
+#include "core/unmapper.h"
 
 #include "utils/guc.h"
 
@@ -27,6 +28,8 @@ static const struct config_enum_entry test_fault_options[] = {
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
+int			bitonic_sort_keep_memory = 0;
+int			bitonic_sort_keep_memory_idle = 60000;
 bool		bitonic_sort_heap_read = true;
 int			bitonic_sort_max_threads = 8;
 
@@ -50,6 +53,14 @@ static void
 assign_max_threads(int newval, void *extra)
 {
 	bs_threads_set_limit((unsigned) newval);
+}
+
+/* Memory kept for the next sort goes back at once when the setting falls below it. */
+static void
+assign_keep_memory(int newval, void *extra)
+{
+	if ((size_t) newval * 1024 < bs_unmap_kept())
+		bs_unmap_release_kept();
 }
 
 /* Register the settings and reserve the prefix. */
@@ -154,6 +165,26 @@ BitonicGucInit(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("bitonic_sort.keep_memory",
+							"Sets how much of a finished sort's large buffers the backend keeps for its next sort.",
+							"Kept memory is already faulted in, so the next sort skips the page faults of fresh "
+							"memory; it is held on top of work_mem until bitonic_sort.keep_memory_idle passes "
+							"without a sort. 0 keeps nothing.",
+							&bitonic_sort_keep_memory,
+							0, 0, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, assign_keep_memory, NULL);
+
+	DefineCustomIntVariable("bitonic_sort.keep_memory_idle",
+							"Sets how long memory kept for the next sort waits for it before it goes back to the kernel.",
+							NULL,
+							&bitonic_sort_keep_memory_idle,
+							60000, 1, 3600000,
+							PGC_USERSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("bitonic_sort.heap_read",
 							 "Lets a BitonicSort node read the pages of a plain sequential scan below it itself.",

@@ -35,6 +35,12 @@
  * waits for.  Such mappings are
  * outside the memory contexts' statistics, as the pool's always were; the
  * node counts them itself (EXPLAIN's Peak Memory, work_mem).
+ *
+ * Under bitonic_sort.keep_memory, ordinary mappings are kept instead, up to
+ * that many bytes, and the backend's next sort takes its large buffers from
+ * them (best fit by size) before it maps fresh pages: the same query run
+ * again then faults nothing in.  What no sort takes goes back to the kernel
+ * after bitonic_sort.keep_memory_idle (core/unmapper.h).
  */
 #include "bitonic_sort.h"
 
@@ -59,6 +65,9 @@
 /* Bytes of pool pages the backend has mapped now, and the most since the last reset. */
 static size_t pool_bytes;
 static size_t pool_peak;
+
+/* Bytes of kept memory the backend's sorts took back since the last reset. */
+static size_t kept_reused;
 
 /* Ask for transparent huge pages over the 2 MB-aligned interior of a large allocation. */
 static void
@@ -98,7 +107,9 @@ unmap_region(BitonicRegion *region)
 		(void) munmap(region->map, region->map_bytes);
 		pool_bytes -= Min(pool_bytes, region->map_bytes);
 	}
-	else
+	else if (bitonic_sort_keep_memory == 0 ||
+			 !bs_unmap_keep(region->map, region->map_bytes, (size_t) bitonic_sort_keep_memory * 1024,
+							(unsigned) bitonic_sort_keep_memory_idle))
 		bs_unmap_later(region->map, region->map_bytes);
 	region->map = NULL;
 }
@@ -177,6 +188,7 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
 	region->map = pages;
 	region->map_bytes = bytes;
 	region->pool = true;
+	region->resident = true;
 	unmap_with(cxt, region);
 	pool_bytes += bytes;
 	pool_peak = Max(pool_peak, pool_bytes);
@@ -185,9 +197,10 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
 
 /*
  * An anonymous mapping of ordinary pages for size bytes (2 MB or more)
- * aligned to align, registered with cxt; ERROR when the kernel has no room.
- * The previous sort's mappings are unmapped first where the unmapper is
- * still at them, so that two sorts' memory is never held at once.
+ * aligned to align, registered with cxt, taken from the memory kept for
+ * reuse where it holds them; ERROR when the kernel has no room.  The
+ * previous sort's mappings are unmapped first where the unmapper is still
+ * at them, so that two sorts' memory is never held at once.
  */
 static void
 map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *region)
@@ -202,7 +215,18 @@ map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 		elog(ERROR, "invalid memory alloc request size %zu", size);
 	/* the unmapper's thread may outlive the sort: the exit must wait for it */
 	BitonicThreadBudgetEnter();
-	bs_unmap_wait();
+	start = bitonic_sort_keep_memory > 0 ? bs_unmap_take(bytes, Max(align, page)) : NULL;
+	if (start != NULL)
+	{
+		kept_reused += bytes;
+		region->map = start;
+		region->map_bytes = bytes;
+		region->pool = false;
+		region->resident = true;
+		unmap_with(cxt, region);
+		return;
+	}
+	bs_unmap_drain();
 	raw = mmap(NULL, bytes + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (raw == MAP_FAILED)
 		ereport(ERROR,
@@ -283,6 +307,13 @@ BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *prefaulter)
 	BitonicRegionFree(region);
 }
 
+/* Whether a region's pages are faulted in already (no prefaulting needed). */
+bool
+BitonicRegionResident(const BitonicRegion *region)
+{
+	return region != NULL && region->map != NULL && region->resident;
+}
+
 /* Bytes a region holds. */
 size_t
 BitonicRegionBytes(const BitonicRegion *region)
@@ -315,4 +346,18 @@ size_t
 BitonicPoolPeak(void)
 {
 	return pool_peak;
+}
+
+/* Start counting the kept memory taken back afresh. */
+void
+BitonicKeptResetReused(void)
+{
+	kept_reused = 0;
+}
+
+/* Bytes of kept memory the backend's sorts took back since BitonicKeptResetReused. */
+size_t
+BitonicKeptReused(void)
+{
+	return kept_reused;
 }

@@ -1,41 +1,134 @@
 /*
- * unmapper.c — mappings unmapped on a background thread (see unmapper.h).
+ * unmapper.c — mappings unmapped on a background thread, or kept for reuse
+ * until an idle deadline (see unmapper.h).
  */
 #include "unmapper.h"
 #include "threads.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <time.h>
 
-/* The queue, the thread's state and the bytes not yet unmapped, under lock. */
+/* A page range of a mapping. */
+typedef struct bs_range
+{
+	char	   *addr;
+	size_t		len;
+} bs_range;
+
+/* Everything below is under lock. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ended = PTHREAD_COND_INITIALIZER;
-static void *queued_addr[BS_UNMAP_QUEUE];
-static size_t queued_len[BS_UNMAP_QUEUE];
-static int nqueued;
+static pthread_cond_t ended = PTHREAD_COND_INITIALIZER; /* the thread ended */
+static pthread_cond_t drained = PTHREAD_COND_INITIALIZER;	/* nothing pending */
+static pthread_cond_t wake;		/* on the monotonic clock: the deadline moved */
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
+static bs_range queued[BS_UNMAP_QUEUE + BS_UNMAP_KEPT];	/* room for every kept range too */
+static int	nqueued;
+static size_t pending;			/* bytes queued or being unmapped */
+static bs_range kept[BS_UNMAP_KEPT];
+static int	nkept;
+static size_t kept_bytes;
+static struct timespec kept_until;	/* monotonic time the kept ranges go back */
 static bool running;
-static size_t pending;
+
+/* Make the deadline's condition variable wait on the monotonic clock. */
+static void
+init_wake(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
+/* Take the lock (the condition variables made first). */
+static void
+lock_unmapper(void)
+{
+	pthread_once(&wake_once, init_wake);
+	pthread_mutex_lock(&lock);
+}
+
+/* The monotonic clock now, plus ms milliseconds. */
+static struct timespec
+clock_after(unsigned ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long) (ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L)
+	{
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+/* Whether the monotonic clock has reached t. */
+static bool
+reached(struct timespec t)
+{
+	struct timespec now = clock_after(0);
+
+	return now.tv_sec > t.tv_sec || (now.tv_sec == t.tv_sec && now.tv_nsec >= t.tv_nsec);
+}
 
 /*
- * Thread body: unmap what is queued, newest first, until nothing is; then
+ * Queue the kept ranges for unmapping (under lock), as many as the queue
+ * holds (all of them unless a release came just before); the deadline of
+ * any left is now.
+ */
+static void
+expire_kept_locked(void)
+{
+	while (nkept > 0 && nqueued < BS_UNMAP_QUEUE + BS_UNMAP_KEPT)
+	{
+		bs_range	r = kept[--nkept];
+
+		queued[nqueued++] = r;
+		pending += r.len;
+		kept_bytes -= r.len;
+	}
+	kept_until = clock_after(0);
+}
+
+/*
+ * Thread body: unmap what is queued, newest first; while ranges are kept,
+ * sleep until their deadline, then queue them too; once nothing is left,
  * give the thread's place back and end, in the same hold of the lock as the
- * last look at the queue, so that a mapping queued meanwhile finds no
- * thread running and starts one.
+ * last look, so that a mapping queued or kept meanwhile finds no thread
+ * running and starts one.
  */
 static void *
-unmap_queued(void *arg)
+unmapper_main(void *arg)
 {
 	(void) arg;
-	pthread_mutex_lock(&lock);
-	while (nqueued > 0)
+	lock_unmapper();
+	for (;;)
 	{
-		void	   *addr = queued_addr[--nqueued];
-		size_t		len = queued_len[nqueued];
+		bs_range	r;
 
+		if (nqueued == 0 && nkept == 0)
+			break;
+		if (nqueued == 0 && !reached(kept_until))
+		{
+			pthread_cond_timedwait(&wake, &lock, &kept_until);
+			continue;
+		}
+		if (nqueued == 0)
+			expire_kept_locked();
+		r = queued[--nqueued];
 		pthread_mutex_unlock(&lock);
-		(void) munmap(addr, len);
+		(void) munmap(r.addr, r.len);
 		pthread_mutex_lock(&lock);
-		pending -= len;
+		pending -= r.len;
+		if (pending == 0)
+			pthread_cond_broadcast(&drained);
 	}
 	bs_thread_leave();
 	running = false;
@@ -44,41 +137,155 @@ unmap_queued(void *arg)
 	return NULL;
 }
 
+/* Have the thread running (under lock); false when it cannot start. */
+static bool
+ensure_thread(void)
+{
+	if (!running)
+		running = bs_thread_start_detached(unmapper_main, NULL);
+	return running;
+}
+
+/* Queue a range for the thread (under lock); false when it must be unmapped by the caller. */
+static bool
+queue_locked(char *addr, size_t len)
+{
+	if (nqueued >= BS_UNMAP_QUEUE || !ensure_thread())
+		return false;
+	queued[nqueued].addr = addr;
+	queued[nqueued].len = len;
+	nqueued++;
+	pending += len;
+	pthread_cond_signal(&wake);	/* the thread may sleep until a deadline */
+	return true;
+}
+
 /* Queue a mapping for the thread, starting it where none runs (see unmapper.h). */
 void
 bs_unmap_later(void *addr, size_t len)
 {
-	bool		queued = false;
+	bool		queued_ok;
 
-	pthread_mutex_lock(&lock);
-	if (nqueued < BS_UNMAP_QUEUE)
-	{
-		queued_addr[nqueued] = addr;
-		queued_len[nqueued] = len;
-		nqueued++;
-		pending += len;
-		queued = true;
-		if (!running)
-		{
-			running = bs_thread_start_detached(unmap_queued, NULL);
-			if (!running)
-			{
-				nqueued--;
-				pending -= len;
-				queued = false;
-			}
-		}
-	}
+	lock_unmapper();
+	queued_ok = queue_locked(addr, len);
 	pthread_mutex_unlock(&lock);
-	if (!queued)
+	if (!queued_ok)
 		(void) munmap(addr, len);
 }
 
-/* Wait for the queue to empty and the thread to end (see unmapper.h). */
+/* Keep a mapping for reuse within cap bytes, until idle_ms from now (see unmapper.h). */
+bool
+bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms)
+{
+	bool		ok;
+
+	lock_unmapper();
+	ok = nkept < BS_UNMAP_KEPT && kept_bytes + len <= cap && ensure_thread();
+	if (ok)
+	{
+		kept[nkept].addr = addr;
+		kept[nkept].len = len;
+		nkept++;
+		kept_bytes += len;
+		kept_until = clock_after(idle_ms);
+		pthread_cond_signal(&wake);
+	}
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
+/* A piece of a taken range that is not handed out: kept again, or queued; false: caller unmaps. */
+static bool
+give_back_locked(char *addr, size_t len)
+{
+	if (len == 0)
+		return true;
+	if (nkept < BS_UNMAP_KEPT)
+	{
+		kept[nkept].addr = addr;
+		kept[nkept].len = len;
+		nkept++;
+		kept_bytes += len;
+		return true;
+	}
+	return queue_locked(addr, len);
+}
+
+/* The smallest kept range that holds len bytes aligned to align, or -1 (under lock). */
+static int
+best_fit_locked(size_t len, size_t align)
+{
+	int			best = -1;
+
+	for (int i = 0; i < nkept; i++)
+	{
+		char	   *start = (char *) (((uintptr_t) kept[i].addr + align - 1) & ~(uintptr_t) (align - 1));
+
+		if (start + len <= kept[i].addr + kept[i].len &&
+			(best < 0 || kept[i].len < kept[best].len))
+			best = i;
+	}
+	return best;
+}
+
+/* Take len bytes aligned to align from the kept ranges, or NULL (see unmapper.h). */
+void *
+bs_unmap_take(size_t len, size_t align)
+{
+	bs_range	r,
+				left[2] = {{NULL, 0}, {NULL, 0}};
+	char	   *start = NULL;
+	int			i;
+
+	lock_unmapper();
+	i = best_fit_locked(len, align);
+	if (i >= 0)
+	{
+		r = kept[i];
+		kept[i] = kept[--nkept];
+		kept_bytes -= r.len;
+		start = (char *) (((uintptr_t) r.addr + align - 1) & ~(uintptr_t) (align - 1));
+		if (!give_back_locked(r.addr, (size_t) (start - r.addr)))
+			left[0] = (bs_range) {r.addr, (size_t) (start - r.addr)};
+		if (!give_back_locked(start + len, (size_t) (r.addr + r.len - (start + len))))
+			left[1] = (bs_range) {start + len, (size_t) (r.addr + r.len - (start + len))};
+	}
+	pthread_mutex_unlock(&lock);
+	for (int k = 0; k < 2; k++)
+		if (left[k].len > 0)
+			(void) munmap(left[k].addr, left[k].len);
+	return start;
+}
+
+/* Have every kept range unmapped now (see unmapper.h). */
+void
+bs_unmap_release_kept(void)
+{
+	lock_unmapper();
+	if (nkept > 0)
+	{
+		expire_kept_locked();
+		pthread_cond_signal(&wake);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Wait until nothing queued is left to unmap (see unmapper.h). */
+void
+bs_unmap_drain(void)
+{
+	lock_unmapper();
+	while (pending > 0)
+		pthread_cond_wait(&drained, &lock);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Unmap the kept ranges, wait for the queue to empty and the thread to end (see unmapper.h). */
 void
 bs_unmap_wait(void)
 {
-	pthread_mutex_lock(&lock);
+	bs_unmap_release_kept();
+	lock_unmapper();
 	while (running)
 		pthread_cond_wait(&ended, &lock);
 	pthread_mutex_unlock(&lock);
@@ -90,8 +297,20 @@ bs_unmap_pending(void)
 {
 	size_t		bytes;
 
-	pthread_mutex_lock(&lock);
+	lock_unmapper();
 	bytes = pending;
+	pthread_mutex_unlock(&lock);
+	return bytes;
+}
+
+/* Bytes kept for reuse (see unmapper.h). */
+size_t
+bs_unmap_kept(void)
+{
+	size_t		bytes;
+
+	lock_unmapper();
+	bytes = kept_bytes;
 	pthread_mutex_unlock(&lock);
 	return bytes;
 }

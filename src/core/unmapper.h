@@ -5,11 +5,19 @@
  * sort on the test VM (memcg uncharging, page freeing), all of it after
  * the last row.
  *
- * A mapping queued here must no longer be read or written by anyone.  The
- * thread starts when a mapping is queued and none runs, within the thread
- * budget (threads.h), unmaps what is queued, and ends; where it cannot
- * start, or the queue is full, the caller's thread unmaps at once.  The
- * thread calls nothing but munmap.
+ * A mapping may instead be kept, already faulted in, for the process's
+ * next sort (bitonic_sort.keep_memory): fresh memory costs a page fault per
+ * 4 kB page, 0.5-4 s per GB on the VMs this was measured on, where a kept
+ * range costs nothing.  Kept ranges are taken back by size, best fit, and
+ * the thread unmaps them once no range was kept for an idle time.
+ *
+ * A mapping queued or kept here must no longer be read or written by
+ * anyone until it is taken back.  The thread starts when a mapping is
+ * queued or kept and none runs, within the thread budget (threads.h),
+ * unmaps what is queued, sleeps while ranges are kept and unmaps them at
+ * their deadline, and ends when nothing is left; where it cannot start, or
+ * the queue is full, the caller's thread unmaps at once (and keeps
+ * nothing).  The thread calls nothing but munmap.
  */
 #ifndef BS_UNMAPPER_H
 #define BS_UNMAPPER_H
@@ -24,14 +32,41 @@ extern "C" {
 /* Mappings the queue holds; a mapping past them is unmapped by the caller. */
 #define BS_UNMAP_QUEUE 64
 
+/* Ranges kept at most; a mapping past them is not kept. */
+#define BS_UNMAP_KEPT 256
+
 /* Unmap [addr, addr + len) on the background thread, or now where it cannot. */
 extern void bs_unmap_later(void *addr, size_t len);
 
-/* Wait until every mapping queued is unmapped and the thread has ended. */
+/*
+ * Keep the page-aligned [addr, addr + len) for bs_unmap_take while the kept
+ * bytes stay within cap, and unmap everything kept once idle_ms pass
+ * without another range kept; false (nothing done) when it does not fit or
+ * no thread can start: the caller unmaps it.
+ */
+extern bool bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms);
+
+/*
+ * len bytes (a multiple of the page size) at an address aligned to align (a
+ * power of two) cut from the smallest kept range that holds them, or NULL;
+ * the rest of that range stays kept.
+ */
+extern void *bs_unmap_take(size_t len, size_t align);
+
+/* Have the thread unmap every kept range now. */
+extern void bs_unmap_release_kept(void);
+
+/* Wait until every mapping queued (not kept) is unmapped. */
+extern void bs_unmap_drain(void);
+
+/* Unmap the kept ranges and wait until everything is unmapped and the thread has ended. */
 extern void bs_unmap_wait(void);
 
 /* Bytes queued and not yet unmapped. */
 extern size_t bs_unmap_pending(void);
+
+/* Bytes kept for reuse. */
+extern size_t bs_unmap_kept(void);
 
 #ifdef __cplusplus
 }

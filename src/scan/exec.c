@@ -590,10 +590,10 @@ load_rows(BitonicScanState *state, PlanState *child)
 	BitonicPlacePlan(state, expected_bytes);
 	/* in the order of first writes: every row adds a pair, the split comes last */
 	if (pair_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, pairs, pair_bytes);
+		BitonicStorePrefault(&state->store, state->ms.pairs_region, pairs, pair_bytes);
 	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
 	if (split_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, split, split_bytes);
+		BitonicStorePrefault(&state->store, state->ms.split_region, split, split_bytes);
 	read_input(state, child, add_row_within_limit);
 	/* the worker places what is staged and stops (a spill may end it first) */
 	if (state->ingest != NULL && !BitonicIngestDrain(state))
@@ -617,6 +617,7 @@ load_and_sort(BitonicScanState *state)
 	state->mem_limit = (size_t) work_mem * 1024;
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();
+	BitonicKeptResetReused();
 	if (state->values != NULL)
 		read_input(state, child, BitonicValuesAdd);	/* one column as keys alone */
 	else
@@ -639,6 +640,7 @@ load_and_sort(BitonicScanState *state)
 	else
 		sort_in_memory(state);
 	state->pool_peak_bytes = Max(state->pool_peak_bytes, BitonicPoolPeak());
+	state->reused_bytes += BitonicKeptReused();
 	state->load_ms += BitonicMsSince(t0);
 	state->pos = -1;
 	state->has_last_key = false;

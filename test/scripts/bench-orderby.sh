@@ -3,9 +3,11 @@
 # tables of (int8, float8, md5 text, int4) with the native Sort and with the
 # BitonicSort custom scan in ordinary memory (bitonic_sort.huge_pages off)
 # and, as root, over a reserved huge page pool (huge_pages on, its default),
-# timed in the same run; prints the sort node's self
-# time, the whole query's time and the ratios native / bitonic, and the
-# bare scan of the table with BitonicSort's whole query over it.  Not a test.
+# timed in the same run, and last in ordinary memory again with the memory
+# of its previous run kept (bitonic_sort.keep_memory); prints the sort
+# node's self time, the whole query's time and the ratios native / bitonic,
+# and the bare scan of the table with BitonicSort's whole query over it.
+# Not a test.
 #   BENCH_SIZES="1000000 10000000"  (default: 1000000)
 #   BENCH_REPS=2   alternating runs of each side per query, best kept (default 2)
 #   BENCH_QUERIES='^(int8|float8)$'  a regex: only the queries whose label matches
@@ -41,7 +43,8 @@ mkdir -p tmp/bench
 	echo "  bitonic_node text, bitonic_ms float8, node_ratio numeric, native_total_ms float8,"
 	echo "  bitonic_total_ms float8, total_ratio numeric, pool_node_ms float8, pool_node_ratio numeric,"
 	echo "  pool_total_ms float8, pool_total_ratio numeric, scan_ms float8, bitonic_x_scan numeric,"
-	echo "  pool_x_scan numeric);"
+	echo "  pool_x_scan numeric, kept_node_ms float8, kept_node_ratio numeric, kept_total_ms float8,"
+	echo "  kept_x_scan numeric);"
 	echo "\\o /dev/null"
 	for n in $SIZES; do
 		echo "DROP TABLE IF EXISTS bench;"

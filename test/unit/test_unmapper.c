@@ -3,7 +3,10 @@
  * every mapping queued is gone once the queue is waited for, the thread
  * gives its place in the thread budget back as it ends, a mapping queued
  * while the thread is ending still finds a thread, and where no thread may
- * start (the budget is full) the caller unmaps at once.
+ * start (the budget is full) the caller unmaps at once.  Kept mappings come
+ * back by best fit with their contents (no page faulted anew), the rest of
+ * a range stays kept, the cap holds, and what is kept is unmapped at its
+ * idle deadline, by bs_unmap_release_kept or by the wait, never by a drain.
  */
 #include "threads.h"
 #include "unmapper.h"
@@ -126,6 +129,147 @@ check_no_thread(void)
 				"no thread may start (budget of 0): the mapping is unmapped at once");
 }
 
+/* Whether every page of [p, p + len) is resident (mincore). */
+static int
+resident(char *p, size_t len)
+{
+	unsigned char vec[64];
+	size_t		page = (size_t) getpagesize();
+
+	for (size_t at = 0; at < len; at += page * 64)
+	{
+		size_t		span = len - at < page * 64 ? len - at : page * 64;
+
+		if (mincore(p + at, span, vec) != 0)
+			return 0;
+		for (size_t i = 0; i < (span + page - 1) / page; i++)
+			if (!(vec[i] & 1))
+				return 0;
+	}
+	return 1;
+}
+
+/* Whether every byte of [p, p + len) is c. */
+static int
+filled_with(const char *p, size_t len, char c)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != c)
+			return 0;
+	return 1;
+}
+
+/*
+ * A kept 8 MB mapping gives back 2 MB-aligned 3 MB with its contents; the
+ * head and tail stay kept, a request larger than any range gets nothing,
+ * and the wait unmaps what is still kept.
+ */
+static void
+check_keep_take(void)
+{
+	char	   *p = map_written(8 * MB);
+	char	   *got;
+	char	   *none;
+	int			ok;
+
+	if (p == NULL)
+		return unit_report(0, "keep: mmap failed");
+	ok = bs_unmap_keep(p, 8 * MB, 16 * MB, 60000) && bs_unmap_kept() == 8 * MB;
+	got = bs_unmap_take(3 * MB, 2 * MB);
+	ok &= got != NULL && got >= p && got + 3 * MB <= p + 8 * MB && ((uintptr_t) got & (2 * MB - 1)) == 0;
+	ok &= got != NULL && resident(got, 3 * MB) && filled_with(got, 3 * MB, 0x5a);
+	ok &= bs_unmap_kept() == 5 * MB;
+	none = bs_unmap_take(6 * MB, 4096);
+	ok &= none == NULL && bs_unmap_kept() == 5 * MB;
+	bs_unmap_wait();
+	ok &= bs_unmap_kept() == 0 && bs_threads_alive() == 0;
+	ok &= got == NULL || (resident(got, 3 * MB) && filled_with(got, 3 * MB, 0x5a));
+	if (got != NULL)
+	{
+		ok &= unmapped(p, (size_t) (got - p)) && unmapped(got + 3 * MB, (size_t) (p + 8 * MB - got - 3 * MB));
+		munmap(got, 3 * MB);
+	}
+	unit_report(ok, "an 8 MB mapping kept: 3 MB taken back 2 MB aligned, resident, contents kept; "
+				"5 MB stay kept, 6 MB are not found; the wait unmaps the 5 MB and the thread ends");
+}
+
+/* Of two kept ranges, the smaller that fits is taken; past the cap nothing is kept. */
+static void
+check_best_fit_and_cap(void)
+{
+	char	   *big = map_written(8 * MB);
+	char	   *small = map_written(4 * MB);
+	char	   *over = map_written(8 * MB);
+	char	   *got;
+	int			ok;
+
+	if (big == NULL || small == NULL || over == NULL)
+		return unit_report(0, "best fit: mmap failed");
+	ok = bs_unmap_keep(big, 8 * MB, 12 * MB, 60000) && bs_unmap_keep(small, 4 * MB, 12 * MB, 60000);
+	ok &= !bs_unmap_keep(over, 8 * MB, 12 * MB, 60000) && bs_unmap_kept() == 12 * MB;
+	got = bs_unmap_take(4 * MB, 4096);
+	ok &= got == small && bs_unmap_kept() == 8 * MB;
+	bs_unmap_wait();
+	ok &= unmapped(big, 8 * MB) && resident(small, 4 * MB);
+	munmap(small, 4 * MB);
+	munmap(over, 8 * MB);
+	unit_report(ok, "8 and 4 MB kept under a 12 MB cap, a third refused; 4 MB asked for: the 4 MB range");
+}
+
+/* What is kept goes at its idle deadline, or at once when released; a drain does not wait for it. */
+static void
+check_idle_and_release(void)
+{
+	char	   *p = map_written(4 * MB);
+	char	   *q = map_written(4 * MB);
+	char	   *r = map_written(4 * MB);
+	int			ok;
+	int			waited = 0;
+
+	if (p == NULL || q == NULL || r == NULL)
+		return unit_report(0, "idle: mmap failed");
+	ok = bs_unmap_keep(p, 4 * MB, 64 * MB, 50);
+	while (bs_unmap_kept() > 0 && waited < 5000)
+	{
+		usleep(10000);
+		waited += 10;
+	}
+	bs_unmap_drain();
+	ok &= bs_unmap_kept() == 0 && unmapped(p, 4 * MB);
+	unit_report(ok, "4 MB kept for 50 ms idle: unmapped after %d ms", waited);
+
+	ok = bs_unmap_keep(q, 4 * MB, 64 * MB, 3600000);
+	bs_unmap_later(r, 4 * MB);
+	bs_unmap_drain();
+	ok &= unmapped(r, 4 * MB) && resident(q, 4 * MB) && bs_unmap_kept() == 4 * MB;
+	bs_unmap_release_kept();
+	bs_unmap_wait();
+	ok &= unmapped(q, 4 * MB) && bs_unmap_kept() == 0 && bs_threads_alive() == 0;
+	unit_report(ok, "a drain unmaps what is queued and leaves what is kept (an hour's idle time); "
+				"a release unmaps it");
+}
+
+/* With the budget full, nothing is kept (the caller unmaps). */
+static void
+check_keep_no_thread(void)
+{
+	static char pool_mem[64] __attribute__((aligned(64)));
+	bs_thread_pool *pool = bs_thread_pool_init(pool_mem);
+	char	   *p = map_written(4 * MB);
+	int			kept;
+
+	if (p == NULL)
+		return unit_report(0, "keep, no thread: mmap failed");
+	bs_threads_share(pool);
+	bs_threads_set_limit(0);
+	kept = bs_unmap_keep(p, 4 * MB, 64 * MB, 60000);
+	bs_threads_set_limit(UINT32_MAX);
+	bs_threads_share(NULL);
+	munmap(p, 4 * MB);
+	unit_report(!kept && bs_unmap_kept() == 0 && bs_threads_alive() == 0,
+				"no thread may start (budget of 0): nothing is kept");
+}
+
 int
 main(void)
 {
@@ -139,5 +283,9 @@ main(void)
 	check_queued(2 * BS_UNMAP_QUEUE);
 	check_back_to_back();
 	check_no_thread();
+	check_keep_take();
+	check_best_fit_and_cap();
+	check_idle_and_release();
+	check_keep_no_thread();
 	return unit_exit_status();
 }
