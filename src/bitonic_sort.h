@@ -89,7 +89,6 @@ typedef struct BitonicRegion
 	char	   *map;			/* the mapping, or NULL */
 	size_t		map_bytes;
 	bool		pool;			/* the mapping's pages are the pool's */
-	bool		resident;		/* faulted in already (pool pages, kept memory) */
 } BitonicRegion;
 
 /* The pages a large buffer outside the huge page pool asks for. */
@@ -107,7 +106,6 @@ extern void BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *
 extern size_t BitonicRegionBytes(const BitonicRegion *region);
 extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages pages,
 							   BitonicRegion **region);
-extern bool BitonicRegionResident(const BitonicRegion *region);
 extern void BitonicPoolResetPeak(void);
 extern size_t BitonicPoolPeak(void);
 extern void BitonicKeptResetReused(void);

@@ -590,10 +590,10 @@ load_rows(BitonicScanState *state, PlanState *child)
 	BitonicPlacePlan(state, expected_bytes);
 	/* in the order of first writes: every row adds a pair, the split comes last */
 	if (pair_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, state->ms.pairs_region, pairs, pair_bytes);
+		BitonicStorePrefault(&state->store, pairs, pair_bytes);
 	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
 	if (split_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, state->ms.split_region, split, split_bytes);
+		BitonicStorePrefault(&state->store, split, split_bytes);
 	read_input(state, child, add_row_within_limit);
 	/* the worker places what is staged and stops (a spill may end it first) */
 	if (state->ingest != NULL && !BitonicIngestDrain(state))

@@ -81,17 +81,14 @@ stop_prefaulter(void *arg)
 }
 
 /*
- * Have the background thread fault in memory of region the backend is about
- * to fill (started on first use; stopped by BitonicStoreFinish or the
- * context's reset, whichever comes first), unless the region is resident
- * already.  Memory queued here is freed only once the thread has forgotten
- * it (BitonicRegionFreeAfter) or stopped.
+ * Have the background thread fault in memory the backend is about to fill
+ * (started on first use; stopped by BitonicStoreFinish or the context's
+ * reset, whichever comes first).  Memory queued here is freed only once the
+ * thread has forgotten it (BitonicRegionFreeAfter) or stopped.
  */
 void
-BitonicStorePrefault(BitonicTupleStore *store, const BitonicRegion *region, void *start, size_t len)
+BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len)
 {
-	if (BitonicRegionResident(region))
-		return;
 	if (!store->prefaulter.running)
 	{
 		if (!bs_prefaulter_start(&store->prefaulter))
@@ -188,7 +185,6 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	if (store->spare != NULL && store->spare_size == size)
 	{
 		base = store->spare;
-		region = store->spare_region;
 		store->spare = NULL;
 	}
 	else
@@ -202,7 +198,7 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 		store->spare_size = Min(size * 2, BLOCK_MAX);
 		store->spare = alloc_block(store, store->spare_size, &store->spare_region);
 		store->bytes += store->spare_size;
-		BitonicStorePrefault(store, store->spare_region, store->spare, store->spare_size);
+		BitonicStorePrefault(store, store->spare, store->spare_size);
 	}
 	if (store->nblocks == store->blocks_cap)
 		store->blocks = grow(store->cxt, store->blocks, &store->blocks_cap,
@@ -218,7 +214,6 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	block->size = size;
 	block->used = 0;
 	block->first_slot = store->nslots;
-	block->region = region;
 	store->nslots += nslots;
 	return true;
 }
@@ -238,7 +233,7 @@ BitonicStoreReserve(BitonicTupleStore *store, size_t bytes)
 	if (store->nblocks > 0 || bytes < HUGE_PAGE_BYTES || !open_block(store, bytes, false))
 		return;
 	block = &store->blocks[0];
-	BitonicStorePrefault(store, block->region, block->base, block->size);
+	BitonicStorePrefault(store, block->base, block->size);
 }
 
 /*

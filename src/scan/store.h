@@ -27,7 +27,6 @@ typedef struct BitonicStoreBlock
 	size_t		size;
 	size_t		used;
 	uint32		first_slot;		/* the block covers slots first_slot.. */
-	BitonicRegion *region;		/* its allocation (NULL for a small block) */
 } BitonicStoreBlock;
 
 /*
@@ -92,8 +91,7 @@ BitonicStoreGet(const BitonicTupleStore *store, uint32 locator)
 extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStoreForget(BitonicTupleStore *store);
 extern void BitonicStoreFinish(BitonicTupleStore *store);
-extern void BitonicStorePrefault(BitonicTupleStore *store, const BitonicRegion *region,
-								 void *start, size_t len);
+extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
 extern void BitonicStoreReserve(BitonicTupleStore *store, size_t bytes);
 extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
 extern void BitonicStoreCloseChunks(BitonicTupleStore *store);

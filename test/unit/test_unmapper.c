@@ -35,9 +35,12 @@ map_written(size_t len)
 	return p;
 }
 
-/* Whether no page of [p, p + len) is mapped any more (mincore: ENOMEM). */
+/*
+ * Whether every page of [p, p + len) is unmapped (want_resident 0: mincore
+ * fails with ENOMEM) or mapped and resident (want_resident 1).
+ */
 static int
-unmapped(char *p, size_t len)
+pages_are(char *p, size_t len, int want_resident)
 {
 	unsigned char vec[64];
 	size_t		page = (size_t) getpagesize();
@@ -46,10 +49,33 @@ unmapped(char *p, size_t len)
 	{
 		size_t		span = len - at < page * 64 ? len - at : page * 64;
 
-		if (mincore(p + at, span, vec) == 0 || errno != ENOMEM)
+		if (mincore(p + at, span, vec) != 0)
+		{
+			if (want_resident || errno != ENOMEM)
+				return 0;
+			continue;
+		}
+		if (!want_resident)
 			return 0;
+		for (size_t i = 0; i < (span + page - 1) / page; i++)
+			if (!(vec[i] & 1))
+				return 0;
 	}
 	return 1;
+}
+
+/* Whether no page of [p, p + len) is mapped any more. */
+static int
+unmapped(char *p, size_t len)
+{
+	return pages_are(p, len, 0);
+}
+
+/* Whether every page of [p, p + len) is resident. */
+static int
+resident(char *p, size_t len)
+{
+	return pages_are(p, len, 1);
 }
 
 /* Mappings of several sizes queued together are all gone after the wait. */
@@ -108,45 +134,39 @@ check_back_to_back(void)
 				"%d mappings queued one by one: each unmapped, no thread left alive", ROUNDS);
 }
 
+/* Share a budget of no thread at all (full), or go back to the process's own. */
+static void
+budget_full(int full)
+{
+	static char pool_mem[64] __attribute__((aligned(64)));
+
+	if (full)
+	{
+		bs_threads_share(bs_thread_pool_init(pool_mem));
+		bs_threads_set_limit(0);
+	}
+	else
+	{
+		bs_threads_set_limit(UINT32_MAX);
+		bs_threads_share(NULL);
+	}
+}
+
 /* With the budget full, the caller unmaps before bs_unmap_later returns. */
 static void
 check_no_thread(void)
 {
-	static char pool_mem[64] __attribute__((aligned(64)));
-	bs_thread_pool *pool = bs_thread_pool_init(pool_mem);
 	char	   *p = map_written(4 * MB);
 	int			gone;
 
 	if (p == NULL)
 		return unit_report(0, "no thread: mmap failed");
-	bs_threads_share(pool);
-	bs_threads_set_limit(0);
+	budget_full(1);
 	bs_unmap_later(p, 4 * MB);
 	gone = unmapped(p, 4 * MB);
-	bs_threads_set_limit(UINT32_MAX);
-	bs_threads_share(NULL);
+	budget_full(0);
 	unit_report(gone && bs_unmap_pending() == 0 && bs_threads_alive() == 0,
 				"no thread may start (budget of 0): the mapping is unmapped at once");
-}
-
-/* Whether every page of [p, p + len) is resident (mincore). */
-static int
-resident(char *p, size_t len)
-{
-	unsigned char vec[64];
-	size_t		page = (size_t) getpagesize();
-
-	for (size_t at = 0; at < len; at += page * 64)
-	{
-		size_t		span = len - at < page * 64 ? len - at : page * 64;
-
-		if (mincore(p + at, span, vec) != 0)
-			return 0;
-		for (size_t i = 0; i < (span + page - 1) / page; i++)
-			if (!(vec[i] & 1))
-				return 0;
-	}
-	return 1;
 }
 
 /* Whether every byte of [p, p + len) is c. */
@@ -253,18 +273,14 @@ check_idle_and_release(void)
 static void
 check_keep_no_thread(void)
 {
-	static char pool_mem[64] __attribute__((aligned(64)));
-	bs_thread_pool *pool = bs_thread_pool_init(pool_mem);
 	char	   *p = map_written(4 * MB);
 	int			kept;
 
 	if (p == NULL)
 		return unit_report(0, "keep, no thread: mmap failed");
-	bs_threads_share(pool);
-	bs_threads_set_limit(0);
+	budget_full(1);
 	kept = bs_unmap_keep(p, 4 * MB, 64 * MB, 60000);
-	bs_threads_set_limit(UINT32_MAX);
-	bs_threads_share(NULL);
+	budget_full(0);
 	munmap(p, 4 * MB);
 	unit_report(!kept && bs_unmap_kept() == 0 && bs_threads_alive() == 0,
 				"no thread may start (budget of 0): nothing is kept");
