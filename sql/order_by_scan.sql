@@ -672,9 +672,9 @@ SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_after
 SET bitonic_sort.keep_memory_idle = '100ms';
 SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_within_idle_time;
 SELECT pg_sleep(1);
+RESET bitonic_sort.keep_memory_idle;
 SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_after_idle_time;
 SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_within_idle_time_again;
-RESET bitonic_sort.keep_memory_idle;
 RESET bitonic_sort.keep_memory;
 RESET bitonic_sort.huge_pages;
 RESET work_mem;

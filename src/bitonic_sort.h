@@ -108,7 +108,6 @@ extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages page
 							   BitonicRegion **region);
 extern void BitonicPoolResetPeak(void);
 extern size_t BitonicPoolPeak(void);
-extern void BitonicKeptResetReused(void);
 extern size_t BitonicKeptReused(void);
 
 /* Size of a transparent huge page. */

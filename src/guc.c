@@ -170,7 +170,7 @@ BitonicGucInit(void)
 							"Sets how much of a finished sort's large buffers the backend keeps for its next sort.",
 							"Kept memory is already faulted in, so the next sort skips the page faults of fresh "
 							"memory; it is held on top of work_mem until bitonic_sort.keep_memory_idle passes "
-							"without a sort. 0 keeps nothing.",
+							"with no sort keeping memory. 0 keeps nothing.",
 							&bitonic_sort_keep_memory,
 							0, 0, INT_MAX,
 							PGC_USERSET,
@@ -179,7 +179,7 @@ BitonicGucInit(void)
 
 	DefineCustomIntVariable("bitonic_sort.keep_memory_idle",
 							"Sets how long memory kept for the next sort waits for it before it goes back to the kernel.",
-							NULL,
+							"A new value applies from the next sort that keeps memory.",
 							&bitonic_sort_keep_memory_idle,
 							60000, 1, 3600000,
 							PGC_USERSET,

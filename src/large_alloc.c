@@ -71,7 +71,7 @@
 static size_t pool_bytes;
 static size_t pool_peak;
 
-/* Bytes of kept memory the backend's sorts took back since the last reset. */
+/* Bytes of kept memory the backend's sorts have taken back. */
 static size_t kept_reused;
 
 /* Ask for transparent huge pages over the 2 MB-aligned interior of a large allocation. */
@@ -204,7 +204,8 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
  * aligned to align, registered with cxt, taken from the memory kept for
  * reuse where it holds them; ERROR when the kernel has no room.  The
  * previous sort's mappings are unmapped first where the unmapper is still
- * at them, so that two sorts' memory is never held at once.
+ * at them, so that two sorts' memory is never held at once (but for what
+ * bitonic_sort.keep_memory keeps and this sort does not take).
  */
 static void
 map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *region)
@@ -344,14 +345,7 @@ BitonicPoolPeak(void)
 	return pool_peak;
 }
 
-/* Start counting the kept memory taken back afresh. */
-void
-BitonicKeptResetReused(void)
-{
-	kept_reused = 0;
-}
-
-/* Bytes of kept memory the backend's sorts took back since BitonicKeptResetReused. */
+/* Bytes of kept memory the backend's sorts have taken back, ever (a running count). */
 size_t
 BitonicKeptReused(void)
 {

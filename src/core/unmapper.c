@@ -117,7 +117,10 @@ unmapper_main(void *arg)
 			break;
 		if (nqueued == 0 && !reached(kept_until))
 		{
-			pthread_cond_timedwait(&wake, &lock, &kept_until);
+			/* a copy: the deadline may move while the wait reads it */
+			struct timespec until = kept_until;
+
+			pthread_cond_timedwait(&wake, &lock, &until);
 			continue;
 		}
 		if (nqueued == 0)
@@ -180,6 +183,8 @@ bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms)
 	bool		ok;
 
 	lock_unmapper();
+	if (nkept > 0 && reached(kept_until))
+		expire_kept_locked();	/* what a release left (a full queue) stays released */
 	ok = nkept < BS_UNMAP_KEPT && kept_bytes + len <= cap && ensure_thread();
 	if (ok)
 	{
@@ -194,13 +199,16 @@ bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms)
 	return ok;
 }
 
-/* A piece of a taken range that is not handed out: kept again, or queued; false: caller unmaps. */
+/*
+ * A piece of a taken range that is not handed out: kept again where it is
+ * large enough to be taken, else queued; false: the caller unmaps it.
+ */
 static bool
 give_back_locked(char *addr, size_t len)
 {
 	if (len == 0)
 		return true;
-	if (nkept < BS_UNMAP_KEPT)
+	if (len >= BS_UNMAP_KEEP_MIN && nkept < BS_UNMAP_KEPT)
 	{
 		kept[nkept].addr = addr;
 		kept[nkept].len = len;
@@ -238,6 +246,9 @@ bs_unmap_take(size_t len, size_t align)
 	int			i;
 
 	lock_unmapper();
+	/* past the deadline, nothing is handed out, whether or not the thread has woken */
+	if (nkept > 0 && reached(kept_until))
+		expire_kept_locked();
 	i = best_fit_locked(len, align);
 	if (i >= 0)
 	{
@@ -250,6 +261,7 @@ bs_unmap_take(size_t len, size_t align)
 		if (!give_back_locked(start + len, (size_t) (r.addr + r.len - (start + len))))
 			left[1] = (bs_range) {start + len, (size_t) (r.addr + r.len - (start + len))};
 	}
+	pthread_cond_signal(&wake);	/* with nothing left kept (or expired), the thread moves on */
 	pthread_mutex_unlock(&lock);
 	for (int k = 0; k < 2; k++)
 		if (left[k].len > 0)

@@ -15,9 +15,11 @@
  * anyone until it is taken back.  The thread starts when a mapping is
  * queued or kept and none runs, within the thread budget (threads.h),
  * unmaps what is queued, sleeps while ranges are kept and unmaps them at
- * their deadline, and ends when nothing is left; where it cannot start, or
- * the queue is full, the caller's thread unmaps at once (and keeps
- * nothing).  The thread calls nothing but munmap.
+ * their deadline, and ends when nothing is left (a take of the last kept
+ * range wakes it); where it cannot start, or the queue is full, the
+ * caller's thread unmaps at once (and keeps nothing).  While memory is kept
+ * the sleeping thread holds its place in the budget.  The thread calls
+ * nothing of PostgreSQL's: munmap, the clock and its own lock.
  */
 #ifndef BS_UNMAPPER_H
 #define BS_UNMAPPER_H
@@ -35,21 +37,26 @@ extern "C" {
 /* Ranges kept at most; a mapping past them is not kept. */
 #define BS_UNMAP_KEPT 256
 
+/* The smallest piece of a taken range kept for later (the smallest request: 2 MB). */
+#define BS_UNMAP_KEEP_MIN ((size_t) 2 << 20)
+
 /* Unmap [addr, addr + len) on the background thread, or now where it cannot. */
 extern void bs_unmap_later(void *addr, size_t len);
 
 /*
  * Keep the page-aligned [addr, addr + len) for bs_unmap_take while the kept
- * bytes stay within cap, and unmap everything kept once idle_ms pass
- * without another range kept; false (nothing done) when it does not fit or
- * no thread can start: the caller unmaps it.
+ * bytes stay within cap and fewer than BS_UNMAP_KEPT ranges are kept, and
+ * unmap everything kept once idle_ms pass without another range kept;
+ * false (nothing done) when it does not fit or no thread can start: the
+ * caller unmaps it.
  */
 extern bool bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms);
 
 /*
  * len bytes (a multiple of the page size) at an address aligned to align (a
- * power of two) cut from the smallest kept range that holds them, or NULL;
- * the rest of that range stays kept.
+ * power of two) cut from the smallest kept range that holds them, or NULL
+ * (always once the idle deadline has passed); the rest of that range stays
+ * kept where a piece is BS_UNMAP_KEEP_MIN or more, else it is unmapped.
  */
 extern void *bs_unmap_take(size_t len, size_t align);
 

@@ -611,13 +611,14 @@ load_and_sort(BitonicScanState *state)
 {
 	PlanState  *child = linitial(state->css.custom_ps);
 	double		child_ms = input_ms(child);
+	size_t		reused_before;
 	instr_time	t0,
 				t1;
 
 	state->mem_limit = (size_t) work_mem * 1024;
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();
-	BitonicKeptResetReused();
+	reused_before = BitonicKeptReused();
 	if (state->values != NULL)
 		read_input(state, child, BitonicValuesAdd);	/* one column as keys alone */
 	else
@@ -640,7 +641,7 @@ load_and_sort(BitonicScanState *state)
 	else
 		sort_in_memory(state);
 	state->pool_peak_bytes = Max(state->pool_peak_bytes, BitonicPoolPeak());
-	state->reused_bytes += BitonicKeptReused();
+	state->reused_bytes += BitonicKeptReused() - reused_before;
 	state->load_ms += BitonicMsSince(t0);
 	state->pos = -1;
 	state->has_last_key = false;

@@ -138,7 +138,7 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* of which from the huge page pool (the backend's most while the node sorted) */
 	if (state->pool_peak_bytes > 0)
 		ExplainPropertyInteger("Huge Page Memory", "kB", (int64) (state->pool_peak_bytes / 1024), es);
-	/* of which kept by an earlier sort of the backend (bitonic_sort.keep_memory) */
+	/* kept by an earlier sort (bitonic_sort.keep_memory) and taken back while the node sorted */
 	if (state->reused_bytes > 0)
 		ExplainPropertyInteger("Reused Memory", "kB", (int64) (state->reused_bytes / 1024), es);
 	/* rows stored by key range of the first column (place.c) */

@@ -93,7 +93,8 @@ typedef struct BitonicScanState
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
 	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
-	size_t		reused_bytes;	/* memory kept by an earlier sort taken back, in all runs */
+	size_t		reused_bytes;	/* kept memory the backend took back while the node
+								 * loaded and sorted (a sort below included), all runs */
 	uint32		placed_ranges;	/* key ranges rows were placed in, at most */
 	uint32		range_cuts;		/* times the ranges were cut, in all runs */
 	uint64		whole_pages;	/* heap pages staged whole (ingest.c), in all runs */

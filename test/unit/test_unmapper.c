@@ -13,6 +13,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -180,37 +181,86 @@ filled_with(const char *p, size_t len, char c)
 }
 
 /*
- * A kept 8 MB mapping gives back 2 MB-aligned 3 MB with its contents; the
- * head and tail stay kept, a request larger than any range gets nothing,
- * and the wait unmaps what is still kept.
+ * A kept 8 MB mapping gives back 3 MB from its start with their contents;
+ * the 5 MB tail stays kept, a request larger than any range gets nothing,
+ * 4 MB more leave a 1 MB tail too small to keep (unmapped), and with
+ * nothing kept the thread ends without a wait.
  */
 static void
 check_keep_take(void)
 {
 	char	   *p = map_written(8 * MB);
 	char	   *got;
-	char	   *none;
+	char	   *more;
 	int			ok;
+	int			waited = 0;
 
 	if (p == NULL)
 		return unit_report(0, "keep: mmap failed");
 	ok = bs_unmap_keep(p, 8 * MB, 16 * MB, 60000) && bs_unmap_kept() == 8 * MB;
-	got = bs_unmap_take(3 * MB, 2 * MB);
-	ok &= got != NULL && got >= p && got + 3 * MB <= p + 8 * MB && ((uintptr_t) got & (2 * MB - 1)) == 0;
-	ok &= got != NULL && resident(got, 3 * MB) && filled_with(got, 3 * MB, 0x5a);
-	ok &= bs_unmap_kept() == 5 * MB;
-	none = bs_unmap_take(6 * MB, 4096);
-	ok &= none == NULL && bs_unmap_kept() == 5 * MB;
-	bs_unmap_wait();
-	ok &= bs_unmap_kept() == 0 && bs_threads_alive() == 0;
-	ok &= got == NULL || (resident(got, 3 * MB) && filled_with(got, 3 * MB, 0x5a));
-	if (got != NULL)
+	got = bs_unmap_take(3 * MB, 4096);
+	ok &= got == p && resident(p, 3 * MB) && filled_with(p, 3 * MB, 0x5a) && bs_unmap_kept() == 5 * MB;
+	ok &= bs_unmap_take(6 * MB, 4096) == NULL && bs_unmap_kept() == 5 * MB;
+	more = bs_unmap_take(4 * MB, 4096);
+	ok &= more == p + 3 * MB && filled_with(more, 4 * MB, 0x5a) && bs_unmap_kept() == 0;
+	while (bs_threads_alive() > 0 && waited < 5000)
 	{
-		ok &= unmapped(p, (size_t) (got - p)) && unmapped(got + 3 * MB, (size_t) (p + 8 * MB - got - 3 * MB));
-		munmap(got, 3 * MB);
+		usleep(1000);
+		waited++;
 	}
-	unit_report(ok, "an 8 MB mapping kept: 3 MB taken back 2 MB aligned, resident, contents kept; "
-				"5 MB stay kept, 6 MB are not found; the wait unmaps the 5 MB and the thread ends");
+	ok &= bs_threads_alive() == 0 && unmapped(p + 7 * MB, 1 * MB);
+	munmap(p, 7 * MB);
+	unit_report(ok, "an 8 MB mapping kept: 3 MB taken back, resident, contents kept; 5 MB stay kept, "
+				"6 MB are not found; 4 MB more leave 1 MB, unmapped; the thread ends once nothing "
+				"is kept (%d ms)", waited);
+}
+
+/*
+ * 2 MB-aligned 2 MB from a kept 8 MB mapping: the head before the aligned
+ * start (under 2 MB) is unmapped, the tail stays kept, and the wait unmaps it.
+ */
+static void
+check_take_aligned(void)
+{
+	char	   *p = map_written(8 * MB);
+	char	   *got;
+	int			ok;
+
+	if (p == NULL)
+		return unit_report(0, "aligned take: mmap failed");
+	ok = bs_unmap_keep(p, 8 * MB, 16 * MB, 60000);
+	got = bs_unmap_take(2 * MB, 2 * MB);
+	ok &= got != NULL && ((uintptr_t) got & (2 * MB - 1)) == 0 && got >= p && got - p < (ptrdiff_t) (2 * MB);
+	ok &= got != NULL && bs_unmap_kept() == (size_t) (p + 8 * MB - (got + 2 * MB));
+	bs_unmap_drain();
+	ok &= got != NULL && unmapped(p, (size_t) (got - p)) && filled_with(got, 2 * MB, 0x5a);
+	bs_unmap_wait();
+	ok &= got != NULL && unmapped(got + 2 * MB, (size_t) (p + 8 * MB - (got + 2 * MB)));
+	ok &= bs_unmap_kept() == 0 && bs_threads_alive() == 0;
+	if (got != NULL)
+		munmap(got, 2 * MB);
+	unit_report(ok, "2 MB-aligned 2 MB from a kept 8 MB mapping: aligned, the head unmapped, "
+				"the tail kept until the wait");
+}
+
+/* Past BS_UNMAP_KEPT ranges nothing more is kept. */
+static void
+check_range_limit(void)
+{
+	char	   *p = map_written((BS_UNMAP_KEPT + 1) * 4096);
+	int			ok = 1;
+
+	if (p == NULL)
+		return unit_report(0, "range limit: mmap failed");
+	for (int i = 0; i < BS_UNMAP_KEPT; i++)
+		ok &= bs_unmap_keep(p + (size_t) i * 4096, 4096, 64 * MB, 60000);
+	ok &= !bs_unmap_keep(p + (size_t) BS_UNMAP_KEPT * 4096, 4096, 64 * MB, 60000);
+	ok &= bs_unmap_kept() == (size_t) BS_UNMAP_KEPT * 4096;
+	bs_unmap_wait();
+	ok &= unmapped(p, (size_t) BS_UNMAP_KEPT * 4096) && bs_unmap_kept() == 0;
+	munmap(p + (size_t) BS_UNMAP_KEPT * 4096, 4096);
+	unit_report(ok, "%d ranges kept, one more refused; all unmapped by the wait (queue of %d + %d)",
+				BS_UNMAP_KEPT, BS_UNMAP_QUEUE, BS_UNMAP_KEPT);
 }
 
 /* Of two kept ranges, the smaller that fits is taken; past the cap nothing is kept. */
@@ -300,6 +350,8 @@ main(void)
 	check_back_to_back();
 	check_no_thread();
 	check_keep_take();
+	check_take_aligned();
+	check_range_limit();
 	check_best_fit_and_cap();
 	check_idle_and_release();
 	check_keep_no_thread();
