@@ -78,6 +78,23 @@ reached(struct timespec t)
 	return now.tv_sec > t.tv_sec || (now.tv_sec == t.tv_sec && now.tv_nsec >= t.tv_nsec);
 }
 
+/* addr rounded up to a multiple of align (a power of two). */
+static char *
+align_up(char *addr, size_t align)
+{
+	return (char *) (((uintptr_t) addr + align - 1) & ~(uintptr_t) (align - 1));
+}
+
+/* Append a range to ranges[*count], adding its length to *bytes (under lock, room checked by the caller). */
+static void
+add_range(bs_range *ranges, int *count, size_t *bytes, char *addr, size_t len)
+{
+	ranges[*count].addr = addr;
+	ranges[*count].len = len;
+	(*count)++;
+	*bytes += len;
+}
+
 /*
  * Queue the kept ranges for unmapping (under lock), as many as the queue
  * holds (all of them unless a release came just before); the deadline of
@@ -90,11 +107,18 @@ expire_kept_locked(void)
 	{
 		bs_range	r = kept[--nkept];
 
-		queued[nqueued++] = r;
-		pending += r.len;
 		kept_bytes -= r.len;
+		add_range(queued, &nqueued, &pending, r.addr, r.len);
 	}
 	kept_until = clock_after(0);
+}
+
+/* Queue what is kept once its deadline has passed (under lock): nothing past it is handed out. */
+static void
+expire_if_due_locked(void)
+{
+	if (nkept > 0 && reached(kept_until))
+		expire_kept_locked();
 }
 
 /*
@@ -155,10 +179,7 @@ queue_locked(char *addr, size_t len)
 {
 	if (nqueued >= BS_UNMAP_QUEUE || !ensure_thread())
 		return false;
-	queued[nqueued].addr = addr;
-	queued[nqueued].len = len;
-	nqueued++;
-	pending += len;
+	add_range(queued, &nqueued, &pending, addr, len);
 	pthread_cond_signal(&wake);	/* the thread may sleep until a deadline */
 	return true;
 }
@@ -183,15 +204,11 @@ bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms)
 	bool		ok;
 
 	lock_unmapper();
-	if (nkept > 0 && reached(kept_until))
-		expire_kept_locked();	/* what a release left (a full queue) stays released */
+	expire_if_due_locked();		/* what a release left (a full queue) stays released */
 	ok = nkept < BS_UNMAP_KEPT && kept_bytes + len <= cap && ensure_thread();
 	if (ok)
 	{
-		kept[nkept].addr = addr;
-		kept[nkept].len = len;
-		nkept++;
-		kept_bytes += len;
+		add_range(kept, &nkept, &kept_bytes, addr, len);
 		kept_until = clock_after(idle_ms);
 		pthread_cond_signal(&wake);
 	}
@@ -210,10 +227,7 @@ give_back_locked(char *addr, size_t len)
 		return true;
 	if (len >= BS_UNMAP_KEEP_MIN && nkept < BS_UNMAP_KEPT)
 	{
-		kept[nkept].addr = addr;
-		kept[nkept].len = len;
-		nkept++;
-		kept_bytes += len;
+		add_range(kept, &nkept, &kept_bytes, addr, len);
 		return true;
 	}
 	return queue_locked(addr, len);
@@ -227,7 +241,7 @@ best_fit_locked(size_t len, size_t align)
 
 	for (int i = 0; i < nkept; i++)
 	{
-		char	   *start = (char *) (((uintptr_t) kept[i].addr + align - 1) & ~(uintptr_t) (align - 1));
+		char	   *start = align_up(kept[i].addr, align);
 
 		if (start + len <= kept[i].addr + kept[i].len &&
 			(best < 0 || kept[i].len < kept[best].len))
@@ -246,22 +260,21 @@ bs_unmap_take(size_t len, size_t align)
 	int			i;
 
 	lock_unmapper();
-	/* past the deadline, nothing is handed out, whether or not the thread has woken */
-	if (nkept > 0 && reached(kept_until))
-		expire_kept_locked();
+	expire_if_due_locked();		/* whether or not the thread has woken */
 	i = best_fit_locked(len, align);
 	if (i >= 0)
 	{
 		r = kept[i];
 		kept[i] = kept[--nkept];
 		kept_bytes -= r.len;
-		start = (char *) (((uintptr_t) r.addr + align - 1) & ~(uintptr_t) (align - 1));
+		start = align_up(r.addr, align);
 		if (!give_back_locked(r.addr, (size_t) (start - r.addr)))
 			left[0] = (bs_range) {r.addr, (size_t) (start - r.addr)};
 		if (!give_back_locked(start + len, (size_t) (r.addr + r.len - (start + len))))
 			left[1] = (bs_range) {start + len, (size_t) (r.addr + r.len - (start + len))};
 	}
-	pthread_cond_signal(&wake);	/* with nothing left kept (or expired), the thread moves on */
+	if (nkept == 0)
+		pthread_cond_signal(&wake); /* nothing left kept (taken or expired): the thread moves on */
 	pthread_mutex_unlock(&lock);
 	for (int k = 0; k < 2; k++)
 		if (left[k].len > 0)
