@@ -26,6 +26,7 @@ CORE_OBJS = \
 	src/core/key_ranges.o \
 	src/core/merge_sort.o \
 	src/core/parallel.o \
+	src/core/page_probe.o \
 	src/core/part_sort.o \
 	src/core/prefault.o \
 	src/core/worker.o \

@@ -678,3 +678,59 @@ SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_
 RESET bitonic_sort.keep_memory;
 RESET bitonic_sort.huge_pages;
 RESET work_mem;
+
+-- bitonic_sort.transparent_huge_pages: which large buffers ask for
+-- transparent huge pages (the "hg" of VmFlags in /proc/self/smaps; memory
+-- kept for the next sort keeps its mappings there to look at): none when
+-- never, the rows' blocks when mixed, more when always (the pairs
+-- of the text's 64-bit keys too, 2.4 MB), and
+-- under auto what bitonic_sort_info() says auto chose; the rows are the
+-- same under each
+CREATE FUNCTION bs_advised_kb() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  size_kb bigint := 0;
+  advised bigint := 0;
+  line text;
+BEGIN
+  FOR line IN SELECT regexp_split_to_table(pg_read_file('/proc/self/smaps'), E'\n') LOOP
+    IF line ~ '^Size:' THEN
+      size_kb := (regexp_match(line, '(\d+) kB'))[1]::bigint;
+    ELSIF line ~ '^VmFlags:.* hg' THEN
+      advised := advised + size_kb;
+    END IF;
+  END LOOP;
+  RETURN advised;
+END $$;
+CREATE FUNCTION bs_advised_kb_after(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('bitonic_sort.keep_memory', '0', true);
+  PERFORM set_config('bitonic_sort.keep_memory', '1GB', true);
+  PERFORM bs_reused_kb(q);
+  RETURN bs_advised_kb();
+END $$;
+SET work_mem = '256MB';
+SET bitonic_sort.huge_pages = off;
+SHOW bitonic_sort.transparent_huge_pages;
+SET bitonic_sort.transparent_huge_pages = never;
+SELECT bs_advised_kb_after('SELECT * FROM wide ORDER BY t COLLATE "C"') AS advised_kb_when_never;
+SET bitonic_sort.transparent_huge_pages = mixed;
+SELECT bs_advised_kb_after('SELECT * FROM wide ORDER BY t COLLATE "C"') AS mixed_kb \gset
+SELECT :mixed_kb >= 40000 AS rows_advised_when_mixed;
+SET bitonic_sort.transparent_huge_pages = always;
+SELECT bs_advised_kb_after('SELECT * FROM wide ORDER BY t COLLATE "C"') AS always_kb \gset
+SELECT :always_kb > :mixed_kb AS more_advised_when_always;
+SET bitonic_sort.transparent_huge_pages = auto;
+SELECT bs_advised_kb_after('SELECT * FROM wide ORDER BY t COLLATE "C"') =
+       CASE WHEN details ~ 'transparent_huge_pages=always \(auto; ' THEN :always_kb
+            WHEN details ~ 'transparent_huge_pages=mixed \(auto; ' THEN :mixed_kb END AS auto_as_info_says
+  FROM bitonic_sort_info() WHERE backend = 'cpu';
+SET bitonic_sort.keep_memory = 0;
+SET bitonic_sort.transparent_huge_pages = never;
+SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k, id DESC') AS same_rows_when_never;
+SET bitonic_sort.transparent_huge_pages = always;
+SELECT bs_digest_compare('SELECT * FROM wide ORDER BY k, id DESC') AS same_rows_when_always,
+       bs_digest_compare('SELECT * FROM wide ORDER BY t COLLATE "C"') AS same_rows_when_always_text;
+SET bitonic_sort.transparent_huge_pages = sometimes;
+RESET bitonic_sort.transparent_huge_pages;
+RESET bitonic_sort.huge_pages;
+RESET work_mem;

@@ -4,6 +4,8 @@
 #include "bitonic_sort.h"
 #include "scan/plan.h"
 
+#include "miscadmin.h"
+
 #include "fmgr.h"
 
 PG_MODULE_MAGIC;
@@ -17,4 +19,6 @@ _PG_init(void)
 	BitonicGucInit();
 	BitonicThreadBudgetInit();
 	BitonicScanPlannerInit();
+	if (process_shared_preload_libraries_in_progress)
+		(void) BitonicSmallPageFaultUs();	/* measured once, inherited by every backend */
 }

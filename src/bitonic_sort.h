@@ -31,6 +31,7 @@ extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern bool bitonic_sort_enable;
 extern int	bitonic_sort_min_rows;
 extern bool bitonic_sort_huge_pages;
+extern int	bitonic_sort_transparent_huge_pages;	/* a BitonicHugePageAdvice */
 extern int	bitonic_sort_keep_memory;
 extern int	bitonic_sort_keep_memory_idle;
 extern bool bitonic_sort_heap_read;
@@ -91,12 +92,24 @@ typedef struct BitonicRegion
 	bool		pool;			/* the mapping's pages are the pool's */
 } BitonicRegion;
 
-/* The pages a large buffer outside the huge page pool asks for. */
+/* The pages a large buffer outside the huge page pool asks for under "mixed". */
 typedef enum BitonicPages
 {
 	BITONIC_PAGES_SMALL,		/* no advice (4 kB under THP "madvise"): read in order */
 	BITONIC_PAGES_HUGE			/* transparent huge pages (large_alloc.c says when) */
 } BitonicPages;
+
+/* bitonic_sort.transparent_huge_pages: which large buffers ask for them. */
+typedef enum BitonicHugePageAdvice
+{
+	BITONIC_THP_AUTO,			/* "always" where fresh 4 kB pages are slow, else "mixed" */
+	BITONIC_THP_ALWAYS,			/* every buffer */
+	BITONIC_THP_MIXED,			/* those of BITONIC_PAGES_HUGE */
+	BITONIC_THP_NEVER			/* none */
+} BitonicHugePageAdvice;
+
+extern double BitonicSmallPageFaultUs(void);
+extern bool BitonicSmallPagesSlow(void);
 
 extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
 extern void *BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align,

@@ -28,6 +28,7 @@ static const struct config_enum_entry test_fault_options[] = {
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
+int			bitonic_sort_transparent_huge_pages = BITONIC_THP_AUTO;
 int			bitonic_sort_keep_memory = 0;
 int			bitonic_sort_keep_memory_idle = 60000;
 bool		bitonic_sort_heap_read = true;
@@ -45,6 +46,14 @@ static const struct config_enum_entry algorithm_options[] = {
 	{"bitonic", BS_ALGO_BITONIC, false},
 	{"adaptive", BS_ALGO_ADAPTIVE, false},
 	{"vqsort", BS_ALGO_VQSORT, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry huge_page_advice_options[] = {
+	{"auto", BITONIC_THP_AUTO, false},
+	{"always", BITONIC_THP_ALWAYS, false},
+	{"mixed", BITONIC_THP_MIXED, false},
+	{"never", BITONIC_THP_NEVER, false},
 	{NULL, 0, false}
 };
 
@@ -162,6 +171,18 @@ BitonicGucInit(void)
 							 "2 MB pages that vm.nr_hugepages reserves; without free pages there, ordinary memory is used.",
 							 &bitonic_sort_huge_pages,
 							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("bitonic_sort.transparent_huge_pages",
+							 "Sets which large buffers of sorts outside the huge page pool ask for transparent huge pages.",
+							 "always: every buffer of 2 MB and more; mixed: the rows that are read in random order and "
+							 "gpu_sort's buffers; never: none; auto: always where a fresh 4 kB page costs 5 us or more "
+							 "(a VM that keeps shadow page tables), else mixed.",
+							 &bitonic_sort_transparent_huge_pages,
+							 BITONIC_THP_AUTO,
+							 huge_page_advice_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

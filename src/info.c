@@ -25,6 +25,21 @@ add_row(ReturnSetInfo *rsinfo, const char *backend, bool usable, const char *det
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* Which large buffers ask for transparent huge pages, why, and what a fresh 4 kB page costs here. */
+static const char *
+huge_page_details(void)
+{
+	static const char *const names[] = {"auto", "always", "mixed", "never"};
+	int			advice = bitonic_sort_transparent_huge_pages;
+	double		small_page_us = BitonicSmallPageFaultUs();
+	const char *effective = names[advice];
+
+	if (advice == BITONIC_THP_AUTO)
+		effective = BitonicSmallPagesSlow() ? "always" : "mixed";
+	return psprintf("transparent_huge_pages=%s (%s; a fresh 4 kB page: %.1f us)", effective,
+					advice == BITONIC_THP_AUTO ? "auto" : "set", small_page_us);
+}
+
 /* bitonic_sort_info() RETURNS TABLE (backend text, usable bool, details text) */
 Datum
 bitonic_sort_info(PG_FUNCTION_ARGS)
@@ -36,7 +51,7 @@ bitonic_sort_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	add_row(rsinfo, "cpu", true,
-			psprintf("simd=%s, threads=%d, cores=%d, %s, %s",
+			psprintf("simd=%s, threads=%d, cores=%d, %s, %s, %s",
 					 bs_cpu_simd_level(), bitonic_sort_cpu_threads, bs_cpu_core_count(),
 					 bs_cpu_has_vqsort() ?
 					 "algorithms=bitonic,adaptive,vqsort, auto=vqsort" :
@@ -45,7 +60,8 @@ bitonic_sort_info(PG_FUNCTION_ARGS)
 					 BitonicThreadBudgetShared() ?
 					 psprintf("max_threads=%d of all backends (%u alive)", bitonic_sort_max_threads,
 							  bs_threads_shared_alive()) :
-					 "max_threads=this backend's (not preloaded)"));
+					 "max_threads=this backend's (not preloaded)",
+					 huge_page_details()));
 
 	gpu_usable = BitonicGpuUsable(&gpu_reason);
 	add_row(rsinfo, "cuda", gpu_usable, gpu_reason);

@@ -3,20 +3,30 @@
  * pairs): memory of a context, or, under bitonic_sort.huge_pages, 2 MB pages
  * from the kernel's huge page pool (vm.nr_hugepages) while it has room.
  *
- * Outside the pool, a buffer asks for transparent huge pages or not
- * (BitonicPages).  A 2 MB page is one TLB entry and one fault, but it needs
- * a free 2 MB block of the kernel's, and on a VM whose balloon hands free
- * 2 MB blocks back to the host only the blocks freed in the last seconds
- * are still backed: a reported one costs 512 host faults (2.3-3.6 s per GB
- * against 0.08 s, make bench-first-touch), while 4 kB pages are taken from
- * smaller free pieces, which stay backed (0.44-0.61 s per GB).  So huge
- * pages are asked for where they pay: rows that emit reads in random order
- * (rows placed by key range, read a range at a time, ask for none:
- * scan/place.c), and gpu_sort's buffers (a few hundred MB, which the backed
- * blocks usually cover).  The pairs, key columns and order of an ORDER BY, read in order
+ * Outside the pool, a buffer asks for transparent huge pages or not, as
+ * bitonic_sort.transparent_huge_pages says.  A 2 MB page is one TLB entry
+ * and one fault, but it needs a free 2 MB block of the kernel's, and on a
+ * VM whose balloon hands free 2 MB blocks back to the host only the blocks
+ * freed in the last seconds are still backed: a reported one costs 512
+ * host faults (2.3-3.6 s per GB against 0.08 s, make bench-first-touch),
+ * while 4 kB pages are taken from smaller free pieces, which stay backed
+ * (0.44-0.61 s per GB).  So, "mixed", huge pages are asked for where they
+ * pay (BitonicPages): rows that emit reads in random order (rows placed by
+ * key range, read a range at a time, ask for none: scan/place.c), and
+ * gpu_sort's buffers (a few hundred MB, which the backed blocks usually
+ * cover).  The pairs, key columns and order of an ORDER BY, read in order
  * and allocated after its rows have taken the backed blocks, ask for none
  * (4 kB pages where transparent huge pages are "madvise", the kernel's
  * choice where they are "always").
+ *
+ * A VM that keeps shadow page tables turns this around: every 4 kB page
+ * faults twice, in the kernel and in the hypervisor, 11-16 us a page
+ * (2.9-4.0 s per GB) in every situation, and a 2 MB page costs less even
+ * where the host must back it again (1.3-1.8 s per GB).  "auto" measures a
+ * fresh 4 kB page once (core/page_probe.h: in the postmaster where the
+ * module is preloaded, else at the backend's first large buffer) and asks
+ * for huge pages for every buffer where it costs SLOW_SMALL_PAGE_US or
+ * more, as "always" does; elsewhere it is "mixed".
  *
  * A pool mapping is populated as soon as it is made, so that a page the
  * kernel refuses (a container's hugetlb limit) sends the buffer to ordinary
@@ -49,6 +59,7 @@
  */
 #include "bitonic_sort.h"
 
+#include "core/page_probe.h"
 #include "core/parallel.h"
 #include "core/prefault.h"
 #include "core/unmapper.h"
@@ -74,6 +85,19 @@ static size_t pool_peak;
 /* Bytes of kept memory the backend's sorts have taken back. */
 static size_t kept_reused;
 
+/*
+ * A fresh 4 kB page costing this many microseconds or more makes "auto"
+ * ask for transparent huge pages for every buffer: 1.3 s per GB, under
+ * what a 2 MB page that the host must back again costs on a VM that keeps
+ * shadow page tables, about twice what a 4 kB page costs on one that does
+ * not (0.4-0.6 s per GB), and four to five times a bare machine's.
+ */
+#define SLOW_SMALL_PAGE_US 5.0
+
+/* The probe's cost of a fresh 4 kB page (us; negative: unmeasurable), once measured. */
+static double small_page_us;
+static bool small_page_measured;
+
 /* Ask for transparent huge pages over the 2 MB-aligned interior of a large allocation. */
 static void
 advise_huge_pages(void *ptr, size_t size)
@@ -87,13 +111,56 @@ advise_huge_pages(void *ptr, size_t size)
 #endif
 }
 
-/* A huge allocation in cxt, advised as transparent huge pages. */
+/* Microseconds a fresh 4 kB page costs this process, measured once (negative: unmeasurable). */
+double
+BitonicSmallPageFaultUs(void)
+{
+	if (!small_page_measured)
+	{
+		small_page_us = bs_small_page_fault_us();
+		small_page_measured = true;
+	}
+	return small_page_us;
+}
+
+/* Whether "auto" asks for transparent huge pages for every buffer here. */
+bool
+BitonicSmallPagesSlow(void)
+{
+	return BitonicSmallPageFaultUs() >= SLOW_SMALL_PAGE_US;
+}
+
+/*
+ * Whether a buffer of size bytes and the given kind asks for transparent
+ * huge pages (one under 2 MB holds none: no probe for it).
+ */
+static bool
+wants_huge_pages(size_t size, BitonicPages pages)
+{
+	if (size < HUGE_PAGE_BYTES)
+		return false;
+	switch ((BitonicHugePageAdvice) bitonic_sort_transparent_huge_pages)
+	{
+		case BITONIC_THP_ALWAYS:
+			return true;
+		case BITONIC_THP_NEVER:
+			return false;
+		case BITONIC_THP_MIXED:
+			return pages == BITONIC_PAGES_HUGE;
+		case BITONIC_THP_AUTO:
+			break;
+	}
+	return pages == BITONIC_PAGES_HUGE || BitonicSmallPagesSlow();
+}
+
+/* A huge allocation in cxt, advised as transparent huge pages unless the setting is "never". */
 void *
 BitonicAllocLarge(MemoryContext cxt, size_t size)
 {
 	void	   *ptr = MemoryContextAllocHuge(cxt, size);
 
-	advise_huge_pages(ptr, size);
+	if (wants_huge_pages(size, BITONIC_PAGES_HUGE))
+		advise_huge_pages(ptr, size);
 	return ptr;
 }
 
@@ -262,6 +329,7 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pa
 				   BitonicRegion **region)
 {
 	BitonicRegion *r = MemoryContextAllocZero(cxt, sizeof(BitonicRegion));
+	bool		huge = wants_huge_pages(size, pages);
 	char	   *ptr;
 
 	Assert(align > 0 && align <= HUGE_PAGE_BYTES && (align & (align - 1)) == 0);
@@ -270,7 +338,8 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pa
 		return r->map;
 	if (size >= HUGE_PAGE_BYTES)
 	{
-		map_ordinary_pages(cxt, size, align, r);
+		/* 2 MB aligned where huge pages are asked for, so that the first 2 MB are one */
+		map_ordinary_pages(cxt, size, huge ? HUGE_PAGE_BYTES : align, r);
 		ptr = r->map;
 	}
 	else
@@ -279,7 +348,7 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pa
 		r->raw = MemoryContextAllocHuge(cxt, size + align);
 		ptr = (char *) TYPEALIGN(align, r->raw);
 	}
-	if (pages == BITONIC_PAGES_HUGE)
+	if (huge)
 		advise_huge_pages(ptr, size);
 	return ptr;
 }
