@@ -12,10 +12,10 @@ SELECT details ~ ', max_threads=[0-9]+ of all backends \([0-9]+ alive\), ' AS sh
 FROM bitonic_sort_info() WHERE backend = 'cpu';
 -- which large buffers ask for transparent huge pages, and what a fresh 4 kB
 -- page costs here (measured once; auto chooses by it)
-SELECT details ~ ', transparent_huge_pages=(always|mixed) \(auto; a fresh 4 kB page: [0-9]+\.[0-9] us\)$' AS huge_pages_auto
+SELECT details ~ ', transparent_huge_pages=(always|mixed) \(auto; a fresh 4 kB page: ([0-9]+\.[0-9] us|unmeasured)\)$' AS huge_pages_auto
 FROM bitonic_sort_info() WHERE backend = 'cpu';
 SET bitonic_sort.transparent_huge_pages = never;
-SELECT details ~ ', transparent_huge_pages=never \(set; a fresh 4 kB page: [0-9]+\.[0-9] us\)$' AS huge_pages_set
+SELECT details ~ ', transparent_huge_pages=never \(set; a fresh 4 kB page: ([0-9]+\.[0-9] us|unmeasured)\)$' AS huge_pages_set
 FROM bitonic_sort_info() WHERE backend = 'cpu';
 RESET bitonic_sort.transparent_huge_pages;
 SELECT setting::int > 0 AS has_threads, context FROM pg_settings WHERE name = 'bitonic_sort.max_threads';

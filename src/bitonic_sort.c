@@ -4,8 +4,6 @@
 #include "bitonic_sort.h"
 #include "scan/plan.h"
 
-#include "miscadmin.h"
-
 #include "fmgr.h"
 
 PG_MODULE_MAGIC;
@@ -19,6 +17,6 @@ _PG_init(void)
 	BitonicGucInit();
 	BitonicThreadBudgetInit();
 	BitonicScanPlannerInit();
-	if (process_shared_preload_libraries_in_progress)
-		(void) BitonicSmallPageFaultUs();	/* measured once, inherited by every backend */
+	/* before any thread of ours faults pages; where preloaded, every backend inherits it */
+	(void) BitonicSmallPageFaultUs();
 }

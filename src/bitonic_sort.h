@@ -90,6 +90,7 @@ typedef struct BitonicRegion
 	char	   *map;			/* the mapping, or NULL */
 	size_t		map_bytes;
 	bool		pool;			/* the mapping's pages are the pool's */
+	bool		huge;			/* an ordinary mapping that asked for transparent huge pages */
 } BitonicRegion;
 
 /* The pages a large buffer outside the huge page pool asks for under "mixed". */

@@ -36,8 +36,9 @@ huge_page_details(void)
 
 	if (advice == BITONIC_THP_AUTO)
 		effective = BitonicSmallPagesSlow() ? "always" : "mixed";
-	return psprintf("transparent_huge_pages=%s (%s; a fresh 4 kB page: %.1f us)", effective,
-					advice == BITONIC_THP_AUTO ? "auto" : "set", small_page_us);
+	return psprintf("transparent_huge_pages=%s (%s; a fresh 4 kB page: %s)", effective,
+					advice == BITONIC_THP_AUTO ? "auto" : "set",
+					small_page_us < 0 ? "unmeasured" : psprintf("%.1f us", small_page_us));
 }
 
 /* bitonic_sort_info() RETURNS TABLE (backend text, usable bool, details text) */

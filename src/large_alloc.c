@@ -23,8 +23,9 @@
  * faults twice, in the kernel and in the hypervisor, 11-16 us a page
  * (2.9-4.0 s per GB) in every situation, and a 2 MB page costs less even
  * where the host must back it again (1.3-1.8 s per GB).  "auto" measures a
- * fresh 4 kB page once (core/page_probe.h: in the postmaster where the
- * module is preloaded, else at the backend's first large buffer) and asks
+ * fresh 4 kB page once (core/page_probe.h: when the module is loaded, before
+ * any thread of a sort faults pages; in the postmaster where it is
+ * preloaded, so every backend inherits the figure) and asks
  * for huge pages for every buffer where it costs SLOW_SMALL_PAGE_US or
  * more, as "always" does; elsewhere it is "mixed".
  *
@@ -89,8 +90,9 @@ static size_t kept_reused;
  * A fresh 4 kB page costing this many microseconds or more makes "auto"
  * ask for transparent huge pages for every buffer: 1.3 s per GB, under
  * what a 2 MB page that the host must back again costs on a VM that keeps
- * shadow page tables, about twice what a 4 kB page costs on one that does
- * not (0.4-0.6 s per GB), and four to five times a bare machine's.
+ * shadow page tables (1.3-1.8 s per GB, against 2.9-4.0 s for its 4 kB
+ * pages), about twice what a 4 kB page costs on a VM that does not
+ * (0.44-0.61 s per GB, make bench-first-touch).
  */
 #define SLOW_SMALL_PAGE_US 5.0
 
@@ -180,7 +182,7 @@ unmap_region(BitonicRegion *region)
 		pool_bytes -= Min(pool_bytes, region->map_bytes);
 	}
 	else if (bitonic_sort_keep_memory == 0 ||
-			 !bs_unmap_keep(region->map, region->map_bytes, (size_t) bitonic_sort_keep_memory * 1024,
+			 !bs_unmap_keep(region->map, region->map_bytes, region->huge, (size_t) bitonic_sort_keep_memory * 1024,
 							(unsigned) bitonic_sort_keep_memory_idle))
 		bs_unmap_later(region->map, region->map_bytes);
 	region->map = NULL;
@@ -269,7 +271,8 @@ map_pool_pages(MemoryContext cxt, size_t size, BitonicRegion *region)
 /*
  * An anonymous mapping of ordinary pages for size bytes (2 MB or more)
  * aligned to align, registered with cxt, taken from the memory kept for
- * reuse where it holds them; ERROR when the kernel has no room.  The
+ * reuse where it holds them (kept with the same advice, region->huge);
+ * ERROR when the kernel has no room.  The
  * previous sort's mappings are unmapped first where the unmapper is still
  * at them, so that two sorts' memory is never held at once (but for what
  * bitonic_sort.keep_memory keeps and this sort does not take).
@@ -287,7 +290,8 @@ map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 		elog(ERROR, "invalid memory alloc request size %zu", size);
 	/* the unmapper's thread may outlive the sort: the exit must wait for it */
 	BitonicThreadBudgetEnter();
-	start = bitonic_sort_keep_memory > 0 ? bs_unmap_take(bytes, Max(align, page)) : NULL;
+	/* kept memory of the same advice, so that each buffer has the pages it asked for */
+	start = bitonic_sort_keep_memory > 0 ? bs_unmap_take(bytes, Max(align, page), region->huge) : NULL;
 	if (start != NULL)
 	{
 		kept_reused += bytes;
@@ -329,17 +333,17 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pa
 				   BitonicRegion **region)
 {
 	BitonicRegion *r = MemoryContextAllocZero(cxt, sizeof(BitonicRegion));
-	bool		huge = wants_huge_pages(size, pages);
 	char	   *ptr;
 
 	Assert(align > 0 && align <= HUGE_PAGE_BYTES && (align & (align - 1)) == 0);
 	*region = r;
 	if (bitonic_sort_huge_pages && size >= HUGE_PAGE_BYTES && map_pool_pages(cxt, size, r))
 		return r->map;
+	r->huge = wants_huge_pages(size, pages);
 	if (size >= HUGE_PAGE_BYTES)
 	{
 		/* 2 MB aligned where huge pages are asked for, so that the first 2 MB are one */
-		map_ordinary_pages(cxt, size, huge ? HUGE_PAGE_BYTES : align, r);
+		map_ordinary_pages(cxt, size, r->huge ? HUGE_PAGE_BYTES : align, r);
 		ptr = r->map;
 	}
 	else
@@ -348,7 +352,7 @@ BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align, BitonicPages pa
 		r->raw = MemoryContextAllocHuge(cxt, size + align);
 		ptr = (char *) TYPEALIGN(align, r->raw);
 	}
-	if (huge)
+	if (r->huge)
 		advise_huge_pages(ptr, size);
 	return ptr;
 }

@@ -12,9 +12,9 @@ extern "C" {
 
 /*
  * Microseconds one 4 kB page of fresh anonymous memory takes to fault in
- * on its first write, the best of a few rounds over 2 MB (a few ms on a VM
- * whose faults are slow, less than one elsewhere); negative where it
- * cannot be measured (no memory).
+ * on its first write, the best of three rounds over 2 MB (11-16 us a page
+ * on a VM that keeps shadow page tables, the probe about 17 ms there;
+ * 1-2 us elsewhere); negative where it cannot be measured (no memory).
  */
 extern double bs_small_page_fault_us(void);
 

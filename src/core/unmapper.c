@@ -10,11 +10,12 @@
 #include <sys/mman.h>
 #include <time.h>
 
-/* A page range of a mapping. */
+/* A page range of a mapping, and for a kept one the kind a take must match. */
 typedef struct bs_range
 {
 	char	   *addr;
 	size_t		len;
+	unsigned	kind;
 } bs_range;
 
 /* Everything below is under lock. */
@@ -87,10 +88,11 @@ align_up(char *addr, size_t align)
 
 /* Append a range to ranges[*count], adding its length to *bytes (under lock, room checked by the caller). */
 static void
-add_range(bs_range *ranges, int *count, size_t *bytes, char *addr, size_t len)
+add_range(bs_range *ranges, int *count, size_t *bytes, char *addr, size_t len, unsigned kind)
 {
 	ranges[*count].addr = addr;
 	ranges[*count].len = len;
+	ranges[*count].kind = kind;
 	(*count)++;
 	*bytes += len;
 }
@@ -108,7 +110,7 @@ expire_kept_locked(void)
 		bs_range	r = kept[--nkept];
 
 		kept_bytes -= r.len;
-		add_range(queued, &nqueued, &pending, r.addr, r.len);
+		add_range(queued, &nqueued, &pending, r.addr, r.len, 0);
 	}
 	kept_until = clock_after(0);
 }
@@ -179,7 +181,7 @@ queue_locked(char *addr, size_t len)
 {
 	if (nqueued >= BS_UNMAP_QUEUE || !ensure_thread())
 		return false;
-	add_range(queued, &nqueued, &pending, addr, len);
+	add_range(queued, &nqueued, &pending, addr, len, 0);
 	pthread_cond_signal(&wake);	/* the thread may sleep until a deadline */
 	return true;
 }
@@ -199,7 +201,7 @@ bs_unmap_later(void *addr, size_t len)
 
 /* Keep a mapping for reuse within cap bytes, until idle_ms from now (see unmapper.h). */
 bool
-bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms)
+bs_unmap_keep(void *addr, size_t len, unsigned kind, size_t cap, unsigned idle_ms)
 {
 	bool		ok;
 
@@ -208,7 +210,7 @@ bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms)
 	ok = nkept < BS_UNMAP_KEPT && kept_bytes + len <= cap && ensure_thread();
 	if (ok)
 	{
-		add_range(kept, &nkept, &kept_bytes, addr, len);
+		add_range(kept, &nkept, &kept_bytes, addr, len, kind);
 		kept_until = clock_after(idle_ms);
 		pthread_cond_signal(&wake);
 	}
@@ -221,21 +223,21 @@ bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms)
  * large enough to be taken, else queued; false: the caller unmaps it.
  */
 static bool
-give_back_locked(char *addr, size_t len)
+give_back_locked(char *addr, size_t len, unsigned kind)
 {
 	if (len == 0)
 		return true;
 	if (len >= BS_UNMAP_KEEP_MIN && nkept < BS_UNMAP_KEPT)
 	{
-		add_range(kept, &nkept, &kept_bytes, addr, len);
+		add_range(kept, &nkept, &kept_bytes, addr, len, kind);
 		return true;
 	}
 	return queue_locked(addr, len);
 }
 
-/* The smallest kept range that holds len bytes aligned to align, or -1 (under lock). */
+/* The smallest kept range of the kind that holds len bytes aligned to align, or -1 (under lock). */
 static int
-best_fit_locked(size_t len, size_t align)
+best_fit_locked(size_t len, size_t align, unsigned kind)
 {
 	int			best = -1;
 
@@ -243,7 +245,7 @@ best_fit_locked(size_t len, size_t align)
 	{
 		char	   *start = align_up(kept[i].addr, align);
 
-		if (start + len <= kept[i].addr + kept[i].len &&
+		if (kept[i].kind == kind && start + len <= kept[i].addr + kept[i].len &&
 			(best < 0 || kept[i].len < kept[best].len))
 			best = i;
 	}
@@ -252,26 +254,26 @@ best_fit_locked(size_t len, size_t align)
 
 /* Take len bytes aligned to align from the kept ranges, or NULL (see unmapper.h). */
 void *
-bs_unmap_take(size_t len, size_t align)
+bs_unmap_take(size_t len, size_t align, unsigned kind)
 {
 	bs_range	r,
-				left[2] = {{NULL, 0}, {NULL, 0}};
+				left[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
 	char	   *start = NULL;
 	int			i;
 
 	lock_unmapper();
 	expire_if_due_locked();		/* whether or not the thread has woken */
-	i = best_fit_locked(len, align);
+	i = best_fit_locked(len, align, kind);
 	if (i >= 0)
 	{
 		r = kept[i];
 		kept[i] = kept[--nkept];
 		kept_bytes -= r.len;
 		start = align_up(r.addr, align);
-		if (!give_back_locked(r.addr, (size_t) (start - r.addr)))
-			left[0] = (bs_range) {r.addr, (size_t) (start - r.addr)};
-		if (!give_back_locked(start + len, (size_t) (r.addr + r.len - (start + len))))
-			left[1] = (bs_range) {start + len, (size_t) (r.addr + r.len - (start + len))};
+		if (!give_back_locked(r.addr, (size_t) (start - r.addr), kind))
+			left[0] = (bs_range) {r.addr, (size_t) (start - r.addr), kind};
+		if (!give_back_locked(start + len, (size_t) (r.addr + r.len - (start + len)), kind))
+			left[1] = (bs_range) {start + len, (size_t) (r.addr + r.len - (start + len)), kind};
 	}
 	if (nkept == 0)
 		pthread_cond_signal(&wake); /* nothing left kept (taken or expired): the thread moves on */

@@ -44,21 +44,23 @@ extern "C" {
 extern void bs_unmap_later(void *addr, size_t len);
 
 /*
- * Keep the page-aligned [addr, addr + len) for bs_unmap_take while the kept
- * bytes stay within cap and fewer than BS_UNMAP_KEPT ranges are kept, and
- * unmap everything kept once idle_ms pass without another range kept;
- * false (nothing done) when it does not fit or no thread can start: the
- * caller unmaps it.
+ * Keep the page-aligned [addr, addr + len) for bs_unmap_take of the same
+ * kind (the caller's own tag: what it made of the mapping, its page advice)
+ * while the kept bytes stay within cap and fewer than BS_UNMAP_KEPT ranges
+ * are kept, and unmap everything kept once idle_ms pass without another
+ * range kept; false (nothing done) when it does not fit or no thread can
+ * start: the caller unmaps it.
  */
-extern bool bs_unmap_keep(void *addr, size_t len, size_t cap, unsigned idle_ms);
+extern bool bs_unmap_keep(void *addr, size_t len, unsigned kind, size_t cap, unsigned idle_ms);
 
 /*
  * len bytes (a multiple of the page size) at an address aligned to align (a
- * power of two) cut from the smallest kept range that holds them, or NULL
- * (always once the idle deadline has passed); the rest of that range stays
- * kept where a piece is BS_UNMAP_KEEP_MIN or more, else it is unmapped.
+ * power of two) cut from the smallest kept range of the kind that holds
+ * them, or NULL (always once the idle deadline has passed); the rest of
+ * that range stays kept, of its kind, where a piece is BS_UNMAP_KEEP_MIN or
+ * more, else it is unmapped.
  */
-extern void *bs_unmap_take(size_t len, size_t align);
+extern void *bs_unmap_take(size_t len, size_t align, unsigned kind);
 
 /* Have the thread unmap every kept range now. */
 extern void bs_unmap_release_kept(void);

@@ -8,7 +8,10 @@
  * in slowly (docs/order-by.md, "Huge pages").  Placed by key range, the
  * rows of one range lie in the chunks of one stream (about 1 MB in all),
  * and emit reads one range after the other: a few MB at a time, which the
- * caches and the TLB hold, in 4 kB pages.
+ * caches and the TLB hold, in 4 kB pages (under
+ * bitonic_sort.transparent_huge_pages = mixed; where it is "always", or
+ * "auto" on a machine whose 4 kB pages are slow, every block asks for
+ * huge pages all the same: large_alloc.c).
  *
  * The ranges are cut at quantiles of the first rows' keys (the sample, kept
  * in input order at the start of the store), and cut again from the keys
@@ -46,7 +49,7 @@
 /*
  * Plan the placement of a sort of about expected_bytes of rows: when the
  * rows are many and the key cheap, the ranges to cut, and the store's large
- * blocks in 4 kB pages (or the pool's).
+ * blocks of the kind read in order (4 kB pages under "mixed"; or the pool's).
  */
 void
 BitonicPlacePlan(BitonicScanState *state, double expected_bytes)

@@ -19,7 +19,8 @@
  * BitonicStoreCloseChunks), so a walk over a block skips it.
  *
  * Blocks of 2 MB and more are 2 MB aligned and of the store's kind of pages
- * (transparent huge pages unless the caller says otherwise), or of the
+ * (transparent huge pages unless the caller says otherwise, as
+ * bitonic_sort.transparent_huge_pages decides), or of the
  * pool's under bitonic_sort.huge_pages (large_alloc.c).  While
  * the backend fills one, the next is allocated and a background thread
  * faults its pages in (MADV_POPULATE_WRITE): the kernel's page zeroing runs

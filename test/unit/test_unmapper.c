@@ -197,11 +197,11 @@ check_keep_take(void)
 
 	if (p == NULL)
 		return unit_report(0, "keep: mmap failed");
-	ok = bs_unmap_keep(p, 8 * MB, 16 * MB, 60000) && bs_unmap_kept() == 8 * MB;
-	got = bs_unmap_take(3 * MB, 4096);
+	ok = bs_unmap_keep(p, 8 * MB, 0, 16 * MB, 60000) && bs_unmap_kept() == 8 * MB;
+	got = bs_unmap_take(3 * MB, 4096, 0);
 	ok &= got == p && resident(p, 3 * MB) && filled_with(p, 3 * MB, 0x5a) && bs_unmap_kept() == 5 * MB;
-	ok &= bs_unmap_take(6 * MB, 4096) == NULL && bs_unmap_kept() == 5 * MB;
-	more = bs_unmap_take(4 * MB, 4096);
+	ok &= bs_unmap_take(6 * MB, 4096, 0) == NULL && bs_unmap_kept() == 5 * MB;
+	more = bs_unmap_take(4 * MB, 4096, 0);
 	ok &= more == p + 3 * MB && filled_with(more, 4 * MB, 0x5a) && bs_unmap_kept() == 0;
 	while (bs_threads_alive() > 0 && waited < 5000)
 	{
@@ -213,6 +213,31 @@ check_keep_take(void)
 	unit_report(ok, "an 8 MB mapping kept: 3 MB taken back, resident, contents kept; 5 MB stay kept, "
 				"6 MB are not found; 4 MB more leave 1 MB, unmapped; the thread ends once nothing "
 				"is kept (%d ms)", waited);
+}
+
+/*
+ * Kinds: a range kept as one kind is not taken for another (a buffer gets
+ * the page advice it asked for), and the rest of a range taken stays kept
+ * as its kind.
+ */
+static void
+check_kinds(void)
+{
+	char	   *p = map_written(8 * MB);
+	char	   *got;
+	int			ok;
+
+	if (p == NULL)
+		return unit_report(0, "kinds: mmap failed");
+	ok = bs_unmap_keep(p, 8 * MB, 1, 16 * MB, 60000);
+	ok &= bs_unmap_take(2 * MB, 4096, 0) == NULL && bs_unmap_kept() == 8 * MB;
+	got = bs_unmap_take(2 * MB, 4096, 1);
+	ok &= got == p && bs_unmap_kept() == 6 * MB;
+	ok &= bs_unmap_take(2 * MB, 4096, 0) == NULL && bs_unmap_take(6 * MB, 4096, 1) == p + 2 * MB;
+	ok &= bs_unmap_kept() == 0;
+	bs_unmap_wait();
+	munmap(p, 8 * MB);
+	unit_report(ok, "a range kept as kind 1 is not taken as kind 0; taken as kind 1, its rest stays kind 1");
 }
 
 /*
@@ -228,8 +253,8 @@ check_take_aligned(void)
 
 	if (p == NULL)
 		return unit_report(0, "aligned take: mmap failed");
-	ok = bs_unmap_keep(p, 8 * MB, 16 * MB, 60000);
-	got = bs_unmap_take(2 * MB, 2 * MB);
+	ok = bs_unmap_keep(p, 8 * MB, 0, 16 * MB, 60000);
+	got = bs_unmap_take(2 * MB, 2 * MB, 0);
 	ok &= got != NULL && ((uintptr_t) got & (2 * MB - 1)) == 0 && got >= p && got - p < (ptrdiff_t) (2 * MB);
 	ok &= got != NULL && bs_unmap_kept() == (size_t) (p + 8 * MB - (got + 2 * MB));
 	bs_unmap_drain();
@@ -253,8 +278,8 @@ check_range_limit(void)
 	if (p == NULL)
 		return unit_report(0, "range limit: mmap failed");
 	for (int i = 0; i < BS_UNMAP_KEPT; i++)
-		ok &= bs_unmap_keep(p + (size_t) i * 4096, 4096, 64 * MB, 60000);
-	ok &= !bs_unmap_keep(p + (size_t) BS_UNMAP_KEPT * 4096, 4096, 64 * MB, 60000);
+		ok &= bs_unmap_keep(p + (size_t) i * 4096, 4096, 0, 64 * MB, 60000);
+	ok &= !bs_unmap_keep(p + (size_t) BS_UNMAP_KEPT * 4096, 4096, 0, 64 * MB, 60000);
 	ok &= bs_unmap_kept() == (size_t) BS_UNMAP_KEPT * 4096;
 	bs_unmap_wait();
 	ok &= unmapped(p, (size_t) BS_UNMAP_KEPT * 4096) && bs_unmap_kept() == 0;
@@ -275,9 +300,9 @@ check_best_fit_and_cap(void)
 
 	if (big == NULL || small == NULL || over == NULL)
 		return unit_report(0, "best fit: mmap failed");
-	ok = bs_unmap_keep(big, 8 * MB, 12 * MB, 60000) && bs_unmap_keep(small, 4 * MB, 12 * MB, 60000);
-	ok &= !bs_unmap_keep(over, 8 * MB, 12 * MB, 60000) && bs_unmap_kept() == 12 * MB;
-	got = bs_unmap_take(4 * MB, 4096);
+	ok = bs_unmap_keep(big, 8 * MB, 0, 12 * MB, 60000) && bs_unmap_keep(small, 4 * MB, 0, 12 * MB, 60000);
+	ok &= !bs_unmap_keep(over, 8 * MB, 0, 12 * MB, 60000) && bs_unmap_kept() == 12 * MB;
+	got = bs_unmap_take(4 * MB, 4096, 0);
 	ok &= got == small && bs_unmap_kept() == 8 * MB;
 	bs_unmap_wait();
 	ok &= unmapped(big, 8 * MB) && resident(small, 4 * MB);
@@ -298,7 +323,7 @@ check_idle_and_release(void)
 
 	if (p == NULL || q == NULL || r == NULL)
 		return unit_report(0, "idle: mmap failed");
-	ok = bs_unmap_keep(p, 4 * MB, 64 * MB, 50);
+	ok = bs_unmap_keep(p, 4 * MB, 0, 64 * MB, 50);
 	while (bs_unmap_kept() > 0 && waited < 5000)
 	{
 		usleep(10000);
@@ -308,7 +333,7 @@ check_idle_and_release(void)
 	ok &= bs_unmap_kept() == 0 && unmapped(p, 4 * MB);
 	unit_report(ok, "4 MB kept for 50 ms idle: unmapped after %d ms", waited);
 
-	ok = bs_unmap_keep(q, 4 * MB, 64 * MB, 3600000);
+	ok = bs_unmap_keep(q, 4 * MB, 0, 64 * MB, 3600000);
 	bs_unmap_later(r, 4 * MB);
 	bs_unmap_drain();
 	ok &= unmapped(r, 4 * MB) && resident(q, 4 * MB) && bs_unmap_kept() == 4 * MB;
@@ -329,7 +354,7 @@ check_keep_no_thread(void)
 	if (p == NULL)
 		return unit_report(0, "keep, no thread: mmap failed");
 	budget_full(1);
-	kept = bs_unmap_keep(p, 4 * MB, 64 * MB, 60000);
+	kept = bs_unmap_keep(p, 4 * MB, 0, 64 * MB, 60000);
 	budget_full(0);
 	munmap(p, 4 * MB);
 	unit_report(!kept && bs_unmap_kept() == 0 && bs_threads_alive() == 0,
@@ -351,6 +376,7 @@ main(void)
 	check_no_thread();
 	check_keep_take();
 	check_take_aligned();
+	check_kinds();
 	check_range_limit();
 	check_best_fit_and_cap();
 	check_idle_and_release();
