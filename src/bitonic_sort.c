@@ -4,6 +4,8 @@
 #include "bitonic_sort.h"
 #include "scan/plan.h"
 
+#include "miscadmin.h"
+
 #include "fmgr.h"
 
 PG_MODULE_MAGIC;
@@ -17,6 +19,7 @@ _PG_init(void)
 	BitonicGucInit();
 	BitonicThreadBudgetInit();
 	BitonicScanPlannerInit();
-	/* before any thread of ours faults pages; where preloaded, every backend inherits it */
-	(void) BitonicSmallPageFaultUs();
+	/* measured once for every backend, which inherits it; elsewhere at a backend's first large buffer */
+	if (process_shared_preload_libraries_in_progress)
+		(void) BitonicSmallPageFaultUs();
 }

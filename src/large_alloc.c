@@ -23,9 +23,10 @@
  * faults twice, in the kernel and in the hypervisor, 11-16 us a page
  * (2.9-4.0 s per GB) in every situation, and a 2 MB page costs less even
  * where the host must back it again (1.3-1.8 s per GB).  "auto" measures a
- * fresh 4 kB page once (core/page_probe.h: when the module is loaded, before
- * any thread of a sort faults pages; in the postmaster where it is
- * preloaded, so every backend inherits the figure) and asks
+ * fresh 4 kB page once (core/page_probe.h: in the postmaster where the
+ * module is preloaded, so every backend inherits the figure; elsewhere at
+ * the backend's first buffer of 2 MB or more outside the pool, not when the
+ * module is loaded, which every parallel worker does) and asks
  * for huge pages for every buffer where it costs SLOW_SMALL_PAGE_US or
  * more, as "always" does; elsewhere it is "mixed".
  *
