@@ -9,35 +9,25 @@
  * the best round measures the fault itself, not the host's reclaim.
  */
 #include "page_probe.h"
+#include "monotonic.h"
 
 #include <stddef.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define PROBE_BYTES ((size_t) 2 << 20)
 #define PROBE_PAGE_BYTES ((size_t) 4096)
 #define PROBE_ROUNDS 3
-
-/* Microseconds on the monotonic clock. */
-static double
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
-}
 
 /* Microseconds a round of first writes to each page of map took, per page. */
 static double
 write_each_page(volatile char *map)
 {
 	size_t		pages = PROBE_BYTES / PROBE_PAGE_BYTES;
-	double		start = now_us();
+	long long	start = bs_monotonic_ns();
 
 	for (size_t i = 0; i < pages; i++)
 		map[i * PROBE_PAGE_BYTES] = 1;
-	return (now_us() - start) / (double) pages;
+	return (double) (bs_monotonic_ns() - start) / 1e3 / (double) pages;
 }
 
 /* The best of PROBE_ROUNDS rounds of faulting a 2 MB mapping in 4 kB pages. */

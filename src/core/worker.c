@@ -10,27 +10,17 @@
  * is signalled when it changes.
  */
 #include "worker.h"
+#include "monotonic.h"
 #include "parallel.h"
 
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 
 /* Longest a side spins on busy before it sleeps, in nanoseconds. */
 #define SPIN_NS 50000
 
 /* Spins between two looks at the clock. */
 #define SPINS_PER_CLOCK 64
-
-/* Nanoseconds on the monotonic clock. */
-static inline long long
-monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* One spin: let the core's other hyperthread run. */
 static inline void
@@ -57,7 +47,7 @@ spin_until(const bs_worker *w, bool want)
 			return true;
 		if (spins % SPINS_PER_CLOCK == 0)
 		{
-			long long	now = monotonic_ns();
+			long long	now = bs_monotonic_ns();
 
 			if (deadline == 0)
 				deadline = now + SPIN_NS;
