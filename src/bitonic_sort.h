@@ -110,7 +110,8 @@ typedef enum BitonicHugePageAdvice
 } BitonicHugePageAdvice;
 
 extern double BitonicSmallPageFaultUs(void);
-extern bool BitonicSmallPagesSlow(void);
+extern BitonicHugePageAdvice BitonicHugePageAdviceInEffect(void);
+extern const char *BitonicHugePageAdviceName(BitonicHugePageAdvice advice);
 
 extern void *BitonicAllocLarge(MemoryContext cxt, size_t size);
 extern void *BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align,

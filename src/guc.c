@@ -57,6 +57,16 @@ static const struct config_enum_entry huge_page_advice_options[] = {
 	{NULL, 0, false}
 };
 
+/* The setting's name for a value of bitonic_sort.transparent_huge_pages. */
+const char *
+BitonicHugePageAdviceName(BitonicHugePageAdvice advice)
+{
+	for (const struct config_enum_entry *option = huge_page_advice_options; option->name != NULL; option++)
+		if (option->val == (int) advice)
+			return option->name;
+	return "?";
+}
+
 /* Every backend bounds the threads of all backends' sorts by the new value. */
 static void
 assign_max_threads(int newval, void *extra)

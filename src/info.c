@@ -29,15 +29,11 @@ add_row(ReturnSetInfo *rsinfo, const char *backend, bool usable, const char *det
 static const char *
 huge_page_details(void)
 {
-	static const char *const names[] = {"auto", "always", "mixed", "never"};
-	int			advice = bitonic_sort_transparent_huge_pages;
 	double		small_page_us = BitonicSmallPageFaultUs();
-	const char *effective = names[advice];
 
-	if (advice == BITONIC_THP_AUTO)
-		effective = BitonicSmallPagesSlow() ? "always" : "mixed";
-	return psprintf("transparent_huge_pages=%s (%s; a fresh 4 kB page: %s)", effective,
-					advice == BITONIC_THP_AUTO ? "auto" : "set",
+	return psprintf("transparent_huge_pages=%s (%s; a fresh 4 kB page: %s)",
+					BitonicHugePageAdviceName(BitonicHugePageAdviceInEffect()),
+					bitonic_sort_transparent_huge_pages == BITONIC_THP_AUTO ? "auto" : "set",
 					small_page_us < 0 ? "unmeasured" : psprintf("%.1f us", small_page_us));
 }
 

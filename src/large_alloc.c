@@ -126,11 +126,15 @@ BitonicSmallPageFaultUs(void)
 	return small_page_us;
 }
 
-/* Whether "auto" asks for transparent huge pages for every buffer here. */
-bool
-BitonicSmallPagesSlow(void)
+/* bitonic_sort.transparent_huge_pages as it applies here: "auto" resolved by the probe. */
+BitonicHugePageAdvice
+BitonicHugePageAdviceInEffect(void)
 {
-	return BitonicSmallPageFaultUs() >= SLOW_SMALL_PAGE_US;
+	BitonicHugePageAdvice advice = (BitonicHugePageAdvice) bitonic_sort_transparent_huge_pages;
+
+	if (advice != BITONIC_THP_AUTO)
+		return advice;
+	return BitonicSmallPageFaultUs() >= SLOW_SMALL_PAGE_US ? BITONIC_THP_ALWAYS : BITONIC_THP_MIXED;
 }
 
 /*
@@ -142,18 +146,17 @@ wants_huge_pages(size_t size, BitonicPages pages)
 {
 	if (size < HUGE_PAGE_BYTES)
 		return false;
-	switch ((BitonicHugePageAdvice) bitonic_sort_transparent_huge_pages)
+	switch (BitonicHugePageAdviceInEffect())
 	{
 		case BITONIC_THP_ALWAYS:
 			return true;
-		case BITONIC_THP_NEVER:
-			return false;
 		case BITONIC_THP_MIXED:
 			return pages == BITONIC_PAGES_HUGE;
-		case BITONIC_THP_AUTO:
+		case BITONIC_THP_NEVER:
+		case BITONIC_THP_AUTO:	/* resolved above */
 			break;
 	}
-	return pages == BITONIC_PAGES_HUGE || BitonicSmallPagesSlow();
+	return false;
 }
 
 /* A huge allocation in cxt, advised as transparent huge pages unless the setting is "never". */
