@@ -21,10 +21,13 @@ SELECT line FROM dblink('bs_cancel',
   'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF) SELECT k FROM bs_cancel ORDER BY k') AS p(line text)
   WHERE line ~ 'BitonicSort|Sort Parts';
 
--- the second session's private memory (RssAnon, kB) as its kernel counts it
+-- the second session's private memory (RssAnon, kB) as its kernel counts
+-- it, less what it keeps for its next sort as memory the kernel may reclaim
+-- (LazyFree: bitonic_sort.keep_memory, on by default)
 CREATE FUNCTION bs_cancel_rss() RETURNS bigint LANGUAGE sql AS $$
   SELECT rss FROM dblink('bs_cancel',
-    $q$SELECT substring(pg_read_file('/proc/self/status') FROM 'RssAnon:\s+(\d+)')::bigint$q$) AS r(rss bigint)
+    $q$SELECT substring(pg_read_file('/proc/self/status') FROM 'RssAnon:\s+(\d+)')::bigint -
+              substring(pg_read_file('/proc/self/smaps_rollup') FROM 'LazyFree:\s+(\d+)')::bigint$q$) AS r(rss bigint)
 $$;
 -- whether the second session's anonymous memory is back within 32 MB of
 -- rss_before within 5 s: memory of 2 MB and more outside the huge page pool

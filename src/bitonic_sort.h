@@ -124,6 +124,7 @@ extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages page
 extern void BitonicPoolResetPeak(void);
 extern size_t BitonicPoolPeak(void);
 extern size_t BitonicKeptReused(void);
+extern size_t BitonicKeepMemoryCap(void);
 
 /* Size of a transparent huge page. */
 #define HUGE_PAGE_BYTES ((size_t) 2 * 1024 * 1024)

@@ -8,6 +8,7 @@
 #include "core/threads.h"
 #include "core/unmapper.h"
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 int			bitonic_sort_device = BITONIC_DEVICE_AUTO;
@@ -29,7 +30,7 @@ bool		bitonic_sort_enable = true;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
 int			bitonic_sort_transparent_huge_pages = BITONIC_THP_AUTO;
-int			bitonic_sort_keep_memory = 0;
+int			bitonic_sort_keep_memory = -1;
 int			bitonic_sort_keep_memory_idle = 60000;
 bool		bitonic_sort_heap_read = true;
 int			bitonic_sort_max_threads = 8;
@@ -78,7 +79,9 @@ assign_max_threads(int newval, void *extra)
 static void
 assign_keep_memory(int newval, void *extra)
 {
-	if ((size_t) newval * 1024 < bs_unmap_kept())
+	int			kb = newval < 0 ? work_mem : newval;
+
+	if ((size_t) kb * 1024 < bs_unmap_kept())
 		bs_unmap_release_kept();
 }
 
@@ -200,10 +203,11 @@ BitonicGucInit(void)
 	DefineCustomIntVariable("bitonic_sort.keep_memory",
 							"Sets how much of a finished sort's large buffers the backend keeps for its next sort.",
 							"Kept memory is already faulted in, so the next sort skips the page faults of fresh "
-							"memory; it is held on top of work_mem until bitonic_sort.keep_memory_idle passes "
-							"with no sort keeping memory. 0 keeps nothing.",
+							"memory; the kernel may reclaim it under memory pressure, and it goes back once "
+							"bitonic_sort.keep_memory_idle passes with no sort keeping memory. "
+							"-1 keeps up to work_mem; 0 keeps nothing.",
 							&bitonic_sort_keep_memory,
-							0, 0, INT_MAX,
+							-1, -1, INT_MAX,
 							PGC_USERSET,
 							GUC_UNIT_KB,
 							NULL, assign_keep_memory, NULL);

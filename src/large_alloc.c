@@ -48,11 +48,14 @@
  * outside the memory contexts' statistics, as the pool's always were; the
  * node counts them itself (EXPLAIN's Peak Memory, work_mem).
  *
- * Under bitonic_sort.keep_memory, ordinary mappings are kept instead, up to
- * that many bytes, and the backend's next sort takes its large buffers from
- * them (best fit by size) before it maps fresh pages: the same query run
- * again then faults nothing in.  What no sort takes goes back to the kernel
- * after bitonic_sort.keep_memory_idle (core/unmapper.h).  Kept memory still
+ * Ordinary mappings are kept instead, up to bitonic_sort.keep_memory bytes
+ * (by default work_mem's), and the backend's next sort takes its large
+ * buffers from them (best fit by size) before it maps fresh pages: the same
+ * query run again then faults nothing in.  Kept memory is memory the kernel
+ * may reclaim (MADV_FREE): it counts in MemAvailable, and memory pressure
+ * takes it without swapping; a parallel worker keeps nothing, as it ends
+ * with its query.  What no sort takes goes back to the kernel after
+ * bitonic_sort.keep_memory_idle (core/unmapper.h).  Kept memory still
  * goes through the prefault thread: on a VM that keeps shadow page tables,
  * a page untouched while another query ran (a native Sort, 8 s) faults
  * again on its first access, and the thread's read of each page takes that
@@ -69,6 +72,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "access/parallel.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -171,9 +176,23 @@ BitonicAllocLarge(MemoryContext cxt, size_t size)
 }
 
 /*
+ * Bytes of large buffers the backend keeps for its next sort:
+ * bitonic_sort.keep_memory, work_mem's where it is -1; none in a parallel
+ * worker, whose process ends with the query.
+ */
+size_t
+BitonicKeepMemoryCap(void)
+{
+	int			kb = bitonic_sort_keep_memory < 0 ? work_mem : bitonic_sort_keep_memory;
+
+	return IsParallelWorker() ? 0 : (size_t) kb * 1024;
+}
+
+/*
  * Give a region's mapping back (once): pool pages at once, so that the
- * next sort finds them free in the pool; ordinary pages on the unmapper's
- * thread, so that the sort ends without waiting for the kernel to free them.
+ * next sort finds them free in the pool; ordinary pages kept for the next
+ * sort where they fit BitonicKeepMemoryCap, else unmapped on the
+ * unmapper's thread, so that the sort ends without waiting for the kernel.
  */
 static void
 unmap_region(BitonicRegion *region)
@@ -185,8 +204,8 @@ unmap_region(BitonicRegion *region)
 		(void) munmap(region->map, region->map_bytes);
 		pool_bytes -= Min(pool_bytes, region->map_bytes);
 	}
-	else if (bitonic_sort_keep_memory == 0 ||
-			 !bs_unmap_keep(region->map, region->map_bytes, region->huge, (size_t) bitonic_sort_keep_memory * 1024,
+	else if (BitonicKeepMemoryCap() == 0 ||
+			 !bs_unmap_keep(region->map, region->map_bytes, region->huge, BitonicKeepMemoryCap(),
 							(unsigned) bitonic_sort_keep_memory_idle))
 		bs_unmap_later(region->map, region->map_bytes);
 	region->map = NULL;
@@ -295,7 +314,7 @@ map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 	/* the unmapper's thread may outlive the sort: the exit must wait for it */
 	BitonicThreadBudgetEnter();
 	/* kept memory of the same advice, so that each buffer has the pages it asked for */
-	start = bitonic_sort_keep_memory > 0 ? bs_unmap_take(bytes, Max(align, page), region->huge) : NULL;
+	start = BitonicKeepMemoryCap() > 0 ? bs_unmap_take(bytes, Max(align, page), region->huge) : NULL;
 	if (start != NULL)
 	{
 		kept_reused += bytes;

@@ -35,8 +35,9 @@ extern void bs_thread_join(pthread_t thread);
 /*
  * Start a detached thread (nobody joins it), with every signal blocked and
  * within the budget; false when it could not start.  The thread gives its
- * place back itself, by bs_thread_leave as it ends, and its owner must see
- * that done before bs_threads_release_all.
+ * place back itself, by bs_thread_leave (once: as it ends, or earlier where
+ * from then on it mostly sleeps), and its owner must see that done before
+ * bs_threads_release_all.
  */
 extern bool bs_thread_start_detached(void *(*fn) (void *), void *arg);
 

@@ -1,6 +1,6 @@
 /*
- * unmapper.c — mappings unmapped on a background thread, or kept for reuse
- * until an idle deadline (see unmapper.h).
+ * unmapper.c — mappings unmapped on a background thread, or kept for reuse,
+ * as memory the kernel may reclaim, until an idle deadline (see unmapper.h).
  */
 #include "unmapper.h"
 #include "threads.h"
@@ -126,13 +126,17 @@ expire_if_due_locked(void)
 /*
  * Thread body: unmap what is queued, newest first; while ranges are kept,
  * sleep until their deadline, then queue them too; once nothing is left,
- * give the thread's place back and end, in the same hold of the lock as the
- * last look, so that a mapping queued or kept meanwhile finds no thread
- * running and starts one.
+ * end, in the same hold of the lock as the last look, so that a mapping
+ * queued or kept meanwhile finds no thread running and starts one.  The
+ * thread's place in the budget goes back when it first sleeps (a sleeping
+ * thread takes no CPU, and a backend's kept memory must not hold a place
+ * other sorts' threads need for a minute), else as it ends.
  */
 static void *
 unmapper_main(void *arg)
 {
+	bool		counted = true;
+
 	(void) arg;
 	lock_unmapper();
 	for (;;)
@@ -146,6 +150,9 @@ unmapper_main(void *arg)
 			/* a copy: the deadline may move while the wait reads it */
 			struct timespec until = kept_until;
 
+			if (counted)
+				bs_thread_leave();
+			counted = false;
 			pthread_cond_timedwait(&wake, &lock, &until);
 			continue;
 		}
@@ -159,7 +166,8 @@ unmapper_main(void *arg)
 		if (pending == 0)
 			pthread_cond_broadcast(&drained);
 	}
-	bs_thread_leave();
+	if (counted)
+		bs_thread_leave();
 	running = false;
 	pthread_cond_broadcast(&ended);
 	pthread_mutex_unlock(&lock);
@@ -199,6 +207,24 @@ bs_unmap_later(void *addr, size_t len)
 		(void) munmap(addr, len);
 }
 
+/*
+ * Tell the kernel it may reclaim a range's pages instead of writing them
+ * anywhere (MADV_FREE): until it does, they stay mapped with their contents
+ * and a write takes them back without a fault; once it has, a page reads as
+ * zeros and faults in anew.  Where the kernel lacks it the range stays as
+ * it is.
+ */
+static void
+let_kernel_reclaim(void *addr, size_t len)
+{
+#ifdef MADV_FREE
+	(void) madvise(addr, len, MADV_FREE);
+#else
+	(void) addr;
+	(void) len;
+#endif
+}
+
 /* Keep a mapping for reuse within cap bytes, until idle_ms from now (see unmapper.h). */
 bool
 bs_unmap_keep(void *addr, size_t len, unsigned kind, size_t cap, unsigned idle_ms)
@@ -210,6 +236,8 @@ bs_unmap_keep(void *addr, size_t len, unsigned kind, size_t cap, unsigned idle_m
 	ok = nkept < BS_UNMAP_KEPT && kept_bytes + len <= cap && ensure_thread();
 	if (ok)
 	{
+		/* before anyone can take it: a write after the advice keeps its page */
+		let_kernel_reclaim(addr, len);
 		add_range(kept, &nkept, &kept_bytes, addr, len, kind);
 		kept_until = clock_after(idle_ms);
 		pthread_cond_signal(&wake);
@@ -328,6 +356,18 @@ bs_unmap_pending(void)
 	bytes = pending;
 	pthread_mutex_unlock(&lock);
 	return bytes;
+}
+
+/* Whether the thread is alive (see unmapper.h). */
+bool
+bs_unmap_running(void)
+{
+	bool		alive;
+
+	lock_unmapper();
+	alive = running;
+	pthread_mutex_unlock(&lock);
+	return alive;
 }
 
 /* Bytes kept for reuse (see unmapper.h). */

@@ -8,8 +8,12 @@
  * A mapping may instead be kept, already faulted in, for the process's
  * next sort (bitonic_sort.keep_memory): fresh memory costs a page fault per
  * 4 kB page, 0.5-4 s per GB on the VMs this was measured on, where a kept
- * range costs nothing.  Kept ranges are taken back by size, best fit, and
- * the thread unmaps them once no range was kept for an idle time.
+ * range costs nothing.  A kept range is memory the kernel may reclaim
+ * (MADV_FREE): it counts as available, and under memory pressure the kernel
+ * takes its pages without writing them anywhere; a page it took faults in
+ * anew, zeroed, when the range is used again.  Kept ranges are taken back
+ * by size, best fit, and the thread unmaps them once no range was kept for
+ * an idle time.
  *
  * A mapping queued or kept here must no longer be read or written by
  * anyone until it is taken back.  The thread starts when a mapping is
@@ -17,9 +21,11 @@
  * unmaps what is queued, sleeps while ranges are kept and unmaps them at
  * their deadline, and ends when nothing is left (a take of the last kept
  * range wakes it); where it cannot start, or the queue is full, the
- * caller's thread unmaps at once (and keeps nothing).  While memory is kept
- * the sleeping thread holds its place in the budget.  The thread calls
- * nothing of PostgreSQL's: munmap, the clock and its own lock.
+ * caller's thread unmaps at once (and keeps nothing).  The thread gives its
+ * place in the budget back when it first sleeps: one sleeping thread a
+ * process at most, uncounted, so that kept memory holds no place other
+ * sorts' threads need.  The thread calls nothing of PostgreSQL's: munmap,
+ * the clock and its own lock.
  */
 #ifndef BS_UNMAPPER_H
 #define BS_UNMAPPER_H
@@ -49,7 +55,8 @@ extern void bs_unmap_later(void *addr, size_t len);
  * while the kept bytes stay within cap and fewer than BS_UNMAP_KEPT ranges
  * are kept, and unmap everything kept once idle_ms pass without another
  * range kept; false (nothing done) when it does not fit or no thread can
- * start: the caller unmaps it.
+ * start: the caller unmaps it.  A kept range's contents may be lost (the
+ * kernel may reclaim its pages): the taker writes before it reads.
  */
 extern bool bs_unmap_keep(void *addr, size_t len, unsigned kind, size_t cap, unsigned idle_ms);
 
@@ -73,6 +80,9 @@ extern void bs_unmap_wait(void);
 
 /* Bytes queued and not yet unmapped. */
 extern size_t bs_unmap_pending(void);
+
+/* Whether the thread is alive (it may no longer count in the budget). */
+extern bool bs_unmap_running(void);
 
 /* Bytes kept for reuse. */
 extern size_t bs_unmap_kept(void);

@@ -34,7 +34,7 @@ plots=0
 	echo "set multiplot layout $plots,1"
 	if [ -f "$ob" ]; then
 		echo "set title 'ORDER BY: native Sort / BitonicSort (CPU, auto)'"
-		echo "plot '$ob' every ::1 using 7:xtic(sprintf('%s %dM', strcol(1), column(2)/1000000)) title 'sort node self time, ordinary memory', '' every ::1 using 10 title 'whole query, ordinary memory', '' every ::1 using 12 title 'node self time, huge page pool', '' every ::1 using 19 title 'node self time, memory kept', 1 with lines lc rgb 'black' notitle"
+		echo "plot '$ob' every ::1 using 7:xtic(sprintf('%s %dM', strcol(1), column(2)/1000000)) title 'sort node self time, ordinary memory', '' every ::1 using 10 title 'whole query, ordinary memory', '' every ::1 using 12 title 'node self time, huge page pool', '' every ::1 using 19 title 'node self time, nothing kept', 1 with lines lc rgb 'black' notitle"
 	fi
 	if [ -f "$gs" ]; then
 		echo "set title 'gpu_sort(a) vs ARRAY(SELECT x FROM unnest(a) x ORDER BY x) (CPU)'"

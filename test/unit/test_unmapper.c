@@ -7,6 +7,9 @@
  * back by best fit with their contents (no page faulted anew), the rest of
  * a range stays kept, the cap holds, and what is kept is unmapped at its
  * idle deadline, by bs_unmap_release_kept or by the wait, never by a drain.
+ * A kept range is lazily free (the kernel may reclaim it) until taken back
+ * and written, and the thread that sleeps over it holds no place in the
+ * budget.
  */
 #include "threads.h"
 #include "unmapper.h"
@@ -14,6 +17,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -203,12 +207,12 @@ check_keep_take(void)
 	ok &= bs_unmap_take(6 * MB, 4096, 0) == NULL && bs_unmap_kept() == 5 * MB;
 	more = bs_unmap_take(4 * MB, 4096, 0);
 	ok &= more == p + 3 * MB && filled_with(more, 4 * MB, 0x5a) && bs_unmap_kept() == 0;
-	while (bs_threads_alive() > 0 && waited < 5000)
+	while (bs_unmap_running() && waited < 5000)
 	{
 		usleep(1000);
 		waited++;
 	}
-	ok &= bs_threads_alive() == 0 && unmapped(p + 7 * MB, 1 * MB);
+	ok &= !bs_unmap_running() && bs_threads_alive() == 0 && unmapped(p + 7 * MB, 1 * MB);
 	munmap(p, 7 * MB);
 	unit_report(ok, "an 8 MB mapping kept: 3 MB taken back, resident, contents kept; 5 MB stay kept, "
 				"6 MB are not found; 4 MB more leave 1 MB, unmapped; the thread ends once nothing "
@@ -361,6 +365,114 @@ check_keep_no_thread(void)
 				"no thread may start (budget of 0): nothing is kept");
 }
 
+/*
+ * kB the kernel may reclaim (smaps' LazyFree) in the mappings that overlap
+ * [p, p + len), or -1 where smaps cannot be read.
+ */
+static long
+lazy_free_kb(const char *p, size_t len)
+{
+	FILE	   *smaps = fopen("/proc/self/smaps", "r");
+	char		line[512];
+	long		total = 0;
+	int			inside = 0;
+
+	if (smaps == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), smaps) != NULL)
+	{
+		unsigned long start,
+					end;
+		long		kb;
+
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			inside = start < (uintptr_t) (p + len) && end > (uintptr_t) p;
+		else if (inside && sscanf(line, "LazyFree: %ld kB", &kb) == 1)
+			total += kb;
+	}
+	fclose(smaps);
+	return total;
+}
+
+/*
+ * A kept range is memory the kernel may reclaim (LazyFree covers it) with
+ * its contents while the kernel leaves it; taken back and written, it is
+ * ordinary memory again.
+ */
+static void
+check_kept_is_reclaimable(void)
+{
+	char	   *p = map_written(4 * MB);
+	char	   *got;
+	long		kept_kb;
+	long		written_kb;
+	int			ok;
+
+	if (p == NULL)
+		return unit_report(0, "reclaimable: mmap failed");
+	bs_unmap_wait();			/* nothing else kept: the LazyFree seen is this range's */
+	ok = bs_unmap_keep(p, 4 * MB, 0, 64 * MB, 60000);
+	kept_kb = lazy_free_kb(p, 4 * MB);
+	got = bs_unmap_take(4 * MB, 4096, 0);
+	ok &= got == p && filled_with(p, 4 * MB, 0x5a);
+	memset(p, 0x33, 4 * MB);
+	written_kb = lazy_free_kb(p, 4 * MB);
+	bs_unmap_wait();
+	munmap(p, 4 * MB);
+#ifdef MADV_FREE
+	/* the kernel moves pages to its lazy-free list in per-CPU batches: a few may lag */
+	ok &= kept_kb >= 3 * 1024 && written_kb == 0;
+#else
+	ok &= kept_kb <= 0;
+#endif
+	unit_report(ok, "4 MB kept: %ld kB lazily free (the kernel may reclaim them); taken back with "
+				"their contents and written: %ld kB", kept_kb, written_kb);
+}
+
+/* A thread that ends at once. */
+static void *
+return_at_once(void *arg)
+{
+	return arg;
+}
+
+/*
+ * The thread sleeping over kept memory gives its place in the budget back:
+ * with a shared limit of one thread, another thread starts while the range
+ * is kept.
+ */
+static void
+check_sleeper_uncounted(void)
+{
+	static char pool_mem[64] __attribute__((aligned(64)));
+	char	   *p = map_written(4 * MB);
+	pthread_t	other;
+	int			waited = 0;
+	int			ok;
+	int			started;
+
+	if (p == NULL)
+		return unit_report(0, "sleeper: mmap failed");
+	bs_threads_share(bs_thread_pool_init(pool_mem));
+	bs_threads_set_limit(1);
+	ok = bs_unmap_keep(p, 4 * MB, 0, 64 * MB, 3600000);
+	while (bs_threads_alive() > 0 && waited < 5000)
+	{
+		usleep(1000);
+		waited++;
+	}
+	started = bs_thread_start(&other, return_at_once, NULL);
+	if (started)
+		bs_thread_join(other);
+	ok &= started && bs_unmap_running() && bs_unmap_kept() == 4 * MB;
+	bs_threads_set_limit(UINT32_MAX);
+	bs_threads_share(NULL);
+	bs_unmap_wait();
+	ok &= unmapped(p, 4 * MB) && !bs_unmap_running();
+	unit_report(ok, "4 MB kept for an hour: the sleeping thread counts for no place in a budget of "
+				"one (another thread started; %d ms), the range is still kept", waited);
+}
+
 int
 main(void)
 {
@@ -381,5 +493,7 @@ main(void)
 	check_best_fit_and_cap();
 	check_idle_and_release();
 	check_keep_no_thread();
+	check_kept_is_reclaimable();
+	check_sleeper_uncounted();
 	return unit_exit_status();
 }
