@@ -27,7 +27,7 @@ SELECT line FROM dblink('bs_cancel',
 CREATE FUNCTION bs_cancel_rss() RETURNS bigint LANGUAGE sql AS $$
   SELECT rss FROM dblink('bs_cancel',
     $q$SELECT substring(pg_read_file('/proc/self/status') FROM 'RssAnon:\s+(\d+)')::bigint -
-              substring(pg_read_file('/proc/self/smaps_rollup') FROM 'LazyFree:\s+(\d+)')::bigint$q$) AS r(rss bigint)
+              coalesce(substring(pg_read_file('/proc/self/smaps_rollup', 0, 65536, true) FROM 'LazyFree:\s+(\d+)')::bigint, 0)$q$) AS r(rss bigint)
 $$;
 -- whether the second session's anonymous memory is back within 32 MB of
 -- rss_before within 5 s: memory of 2 MB and more outside the huge page pool

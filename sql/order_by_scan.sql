@@ -659,7 +659,7 @@ SET bitonic_sort.huge_pages = off;
 SET bitonic_sort.keep_memory = 0;
 RESET bitonic_sort.keep_memory;
 SHOW bitonic_sort.keep_memory;
-SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_first_sort_by_default;
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_after_0_then_default;
 SELECT bs_lazy_free_kb() > 40000 AS kept_memory_the_kernel_may_reclaim;
 SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_by_default;
 SET bitonic_sort.keep_memory = 0;

@@ -314,6 +314,9 @@ map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 	/* the unmapper's thread may outlive the sort: the exit must wait for it */
 	BitonicThreadBudgetEnter();
 	/* kept memory of the same advice, so that each buffer has the pages it asked for */
+	/* work_mem lowered since (keep_memory -1): what is kept past the cap goes */
+	if (bs_unmap_kept() > BitonicKeepMemoryCap())
+		bs_unmap_release_kept();
 	start = BitonicKeepMemoryCap() > 0 ? bs_unmap_take(bytes, Max(align, page), region->huge) : NULL;
 	if (start != NULL)
 	{

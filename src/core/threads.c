@@ -10,11 +10,28 @@
 struct bs_thread_pool
 {
 	atomic_uint alive;
+	atomic_uint sleeping;
 };
 
 static atomic_uint process_alive;	/* threads of this process alive */
+static atomic_uint process_sleeping;	/* threads of this process that sleep (0 or 1) */
 static atomic_uint *shared_alive;	/* of every process sharing the budget, or NULL */
+static atomic_uint *shared_sleeping;	/* sleeping threads of every process, or NULL */
 static unsigned shared_limit = UINT32_MAX;
+
+/* Add one to a shared count below shared_limit; false (nothing added) when it is full. */
+static bool
+count_below_limit(atomic_uint *count)
+{
+	unsigned	all = atomic_load(count);
+
+	do
+	{
+		if (all >= shared_limit)
+			return false;
+	} while (!atomic_compare_exchange_weak(count, &all, all + 1));
+	return true;
+}
 
 /* Take a place for one thread in the process's and the shared budget; false when full. */
 static bool
@@ -22,23 +39,10 @@ take_place(void)
 {
 	unsigned	mine = atomic_fetch_add(&process_alive, 1);
 
-	if (mine >= BS_PROCESS_THREADS)
+	if (mine >= BS_PROCESS_THREADS || (shared_alive != NULL && !count_below_limit(shared_alive)))
 	{
 		atomic_fetch_sub(&process_alive, 1);
 		return false;
-	}
-	if (shared_alive != NULL)
-	{
-		unsigned	all = atomic_load(shared_alive);
-
-		do
-		{
-			if (all >= shared_limit)
-			{
-				atomic_fetch_sub(&process_alive, 1);
-				return false;
-			}
-		} while (!atomic_compare_exchange_weak(shared_alive, &all, all + 1));
 	}
 	return true;
 }
@@ -90,6 +94,26 @@ bs_thread_leave(void)
 	give_place();
 }
 
+/* Move a detached thread's place to the sleeping threads' (see threads.h). */
+bool
+bs_thread_start_sleeping(void)
+{
+	if (shared_sleeping != NULL && !count_below_limit(shared_sleeping))
+		return false;
+	atomic_fetch_add(&process_sleeping, 1);
+	give_place();
+	return true;
+}
+
+/* A sleeping thread's place goes back (see threads.h). */
+void
+bs_thread_leave_sleeping(void)
+{
+	atomic_fetch_sub(&process_sleeping, 1);
+	if (shared_sleeping != NULL)
+		atomic_fetch_sub(shared_sleeping, 1);
+}
+
 /* Join a thread and give its place back (see threads.h). */
 void
 bs_thread_join(pthread_t thread)
@@ -112,6 +136,7 @@ bs_thread_pool_init(void *mem)
 	bs_thread_pool *pool = (bs_thread_pool *) mem;
 
 	atomic_init(&pool->alive, 0);
+	atomic_init(&pool->sleeping, 0);
 	return pool;
 }
 
@@ -120,6 +145,7 @@ void
 bs_threads_share(bs_thread_pool *pool)
 {
 	shared_alive = pool != NULL ? &pool->alive : NULL;
+	shared_sleeping = pool != NULL ? &pool->sleeping : NULL;
 }
 
 /* The shared limit (see threads.h). */
@@ -136,6 +162,13 @@ bs_threads_alive(void)
 	return atomic_load(&process_alive);
 }
 
+/* Sleeping threads of the processes sharing the pool (see threads.h). */
+unsigned
+bs_threads_shared_sleeping(void)
+{
+	return shared_sleeping != NULL ? atomic_load(shared_sleeping) : atomic_load(&process_sleeping);
+}
+
 /* Threads alive in the processes sharing the pool (see threads.h). */
 unsigned
 bs_threads_shared_alive(void)
@@ -148,7 +181,10 @@ void
 bs_threads_release_all(void)
 {
 	unsigned	mine = atomic_exchange(&process_alive, 0);
+	unsigned	asleep = atomic_exchange(&process_sleeping, 0);
 
 	if (shared_alive != NULL && mine > 0)
 		atomic_fetch_sub(shared_alive, mine);
+	if (shared_sleeping != NULL && asleep > 0)
+		atomic_fetch_sub(shared_sleeping, asleep);
 }

@@ -8,7 +8,11 @@
  * Two bounds apply.  A process never has more than BS_PROCESS_THREADS of
  * them alive.  When a shared counter is attached (PostgreSQL's shared
  * memory, with the module preloaded), the processes that share it have at
- * most `limit` alive together.  A thread that a bound refuses, or that
+ * most `limit` alive together.  A detached thread that from some point on
+ * mostly sleeps (the unmapper over kept memory) may move to a second count
+ * of its own, sleeping threads, bounded by the same `limit`, so that it
+ * holds no place that working threads need while the number of tasks stays
+ * bounded.  A thread that a bound refuses, or that
  * pthread_create cannot start, is never an error: the caller runs the work
  * on fewer threads (the calling one, at least).
  */
@@ -35,14 +39,25 @@ extern void bs_thread_join(pthread_t thread);
 /*
  * Start a detached thread (nobody joins it), with every signal blocked and
  * within the budget; false when it could not start.  The thread gives its
- * place back itself, by bs_thread_leave (once: as it ends, or earlier where
- * from then on it mostly sleeps), and its owner must see that done before
+ * place back itself, by bs_thread_leave as it ends (or moves it by
+ * bs_thread_start_sleeping), and its owner must see that done before
  * bs_threads_release_all.
  */
 extern bool bs_thread_start_detached(void *(*fn) (void *), void *arg);
 
 /* A detached thread's last call: its place in the budget goes back. */
 extern void bs_thread_leave(void);
+
+/*
+ * A detached thread that will mostly sleep gives its place back and takes
+ * one among the sleeping threads instead; false (nothing changed) where the
+ * sleeping threads sharing the counter are at the limit.  Its last call is
+ * then bs_thread_leave_sleeping, not bs_thread_leave.
+ */
+extern bool bs_thread_start_sleeping(void);
+
+/* A sleeping thread's last call: its place among the sleeping threads goes back. */
+extern void bs_thread_leave_sleeping(void);
 
 /* A count of the threads alive in the processes that share it (in shared memory). */
 typedef struct bs_thread_pool bs_thread_pool;
@@ -64,6 +79,9 @@ extern unsigned bs_threads_alive(void);
 
 /* Threads alive in every process sharing the pool (this one's alone without a pool). */
 extern unsigned bs_threads_shared_alive(void);
+
+/* Sleeping threads of every process sharing the pool (this one's alone without a pool). */
+extern unsigned bs_threads_shared_sleeping(void);
 
 /*
  * Give back the shared places of threads this process still counts (at its

@@ -127,15 +127,16 @@ expire_if_due_locked(void)
  * Thread body: unmap what is queued, newest first; while ranges are kept,
  * sleep until their deadline, then queue them too; once nothing is left,
  * end, in the same hold of the lock as the last look, so that a mapping
- * queued or kept meanwhile finds no thread running and starts one.  The
- * thread's place in the budget goes back when it first sleeps (a sleeping
- * thread takes no CPU, and a backend's kept memory must not hold a place
- * other sorts' threads need for a minute), else as it ends.
+ * queued or kept meanwhile finds no thread running and starts one.  Before
+ * it first sleeps the thread moves from the budget's working threads to
+ * its sleeping ones (a backend's kept memory must not hold a place other
+ * sorts' threads need for a minute); where they are full it keeps nothing:
+ * what is kept is unmapped at once.
  */
 static void *
 unmapper_main(void *arg)
 {
-	bool		counted = true;
+	bool		sleeper = false;
 
 	(void) arg;
 	lock_unmapper();
@@ -150,9 +151,12 @@ unmapper_main(void *arg)
 			/* a copy: the deadline may move while the wait reads it */
 			struct timespec until = kept_until;
 
-			if (counted)
-				bs_thread_leave();
-			counted = false;
+			if (!sleeper && !bs_thread_start_sleeping())
+			{
+				expire_kept_locked();
+				continue;
+			}
+			sleeper = true;
 			pthread_cond_timedwait(&wake, &lock, &until);
 			continue;
 		}
@@ -166,7 +170,9 @@ unmapper_main(void *arg)
 		if (pending == 0)
 			pthread_cond_broadcast(&drained);
 	}
-	if (counted)
+	if (sleeper)
+		bs_thread_leave_sleeping();
+	else
 		bs_thread_leave();
 	running = false;
 	pthread_cond_broadcast(&ended);

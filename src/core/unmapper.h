@@ -21,11 +21,12 @@
  * unmaps what is queued, sleeps while ranges are kept and unmaps them at
  * their deadline, and ends when nothing is left (a take of the last kept
  * range wakes it); where it cannot start, or the queue is full, the
- * caller's thread unmaps at once (and keeps nothing).  The thread gives its
- * place in the budget back when it first sleeps: one sleeping thread a
- * process at most, uncounted, so that kept memory holds no place other
- * sorts' threads need.  The thread calls nothing of PostgreSQL's: munmap,
- * the clock and its own lock.
+ * caller's thread unmaps at once (and keeps nothing).  Before it first
+ * sleeps the thread moves to the budget's sleeping threads
+ * (bs_thread_start_sleeping), so that kept memory holds no place other
+ * sorts' threads need; where the sleeping threads are at the limit, what
+ * is kept is unmapped at once instead.  The thread calls nothing of
+ * PostgreSQL's: munmap, the clock and its own lock.
  */
 #ifndef BS_UNMAPPER_H
 #define BS_UNMAPPER_H

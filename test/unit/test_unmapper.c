@@ -9,7 +9,8 @@
  * idle deadline, by bs_unmap_release_kept or by the wait, never by a drain.
  * A kept range is lazily free (the kernel may reclaim it) until taken back
  * and written, and the thread that sleeps over it holds no place in the
- * budget.
+ * budget's working threads but one among its sleeping threads, which are
+ * bounded too.
  */
 #include "threads.h"
 #include "unmapper.h"
@@ -21,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MB ((size_t) 1 << 20)
@@ -473,6 +475,67 @@ check_sleeper_uncounted(void)
 				"one (another thread started; %d ms), the range is still kept", waited);
 }
 
+/*
+ * The sleeping threads have a bound of their own: with a shared limit of
+ * one and another process's unmapper asleep over its kept memory, this
+ * process's unmapper may not sleep, so what it was to keep is unmapped at
+ * once and the thread ends.
+ */
+static void
+check_sleepers_bounded(void)
+{
+	bs_thread_pool *pool = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char	   *p = map_written(4 * MB);
+	int			ready[2];
+	int			done[2];
+	char		c = 0;
+	pid_t		child;
+	int			waited = 0;
+	int			ok;
+
+	if (pool == MAP_FAILED || p == NULL || pipe(ready) != 0 || pipe(done) != 0)
+		return unit_report(0, "sleepers bounded: set-up failed");
+	bs_thread_pool_init(pool);
+	child = fork();
+	if (child == 0)
+	{
+		/* the other process: keeps 4 MB of its own and sleeps over them until told */
+		char	   *q = map_written(4 * MB);
+
+		bs_threads_share(pool);
+		bs_threads_set_limit(1);
+		if (q != NULL && bs_unmap_keep(q, 4 * MB, 0, 64 * MB, 3600000))
+			while (bs_threads_shared_sleeping() == 0)
+				usleep(1000);
+		(void) write(ready[1], &c, 1);
+		(void) read(done[0], &c, 1);
+		bs_unmap_wait();
+		bs_threads_release_all();
+		_exit(0);
+	}
+	ok = child > 0 && read(ready[0], &c, 1) == 1;
+	bs_threads_share(pool);
+	bs_threads_set_limit(1);
+	ok &= bs_threads_shared_sleeping() == 1;
+	ok &= bs_unmap_keep(p, 4 * MB, 0, 64 * MB, 3600000);
+	while (bs_unmap_running() && waited < 5000)
+	{
+		usleep(1000);
+		waited++;
+	}
+	ok &= !bs_unmap_running() && bs_unmap_kept() == 0 && unmapped(p, 4 * MB);
+	ok &= bs_threads_shared_sleeping() == 1 && bs_threads_shared_alive() == 0;
+	(void) write(done[1], &c, 1);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	ok &= bs_threads_shared_sleeping() == 0;
+	bs_threads_set_limit(UINT32_MAX);
+	bs_threads_share(NULL);
+	munmap(pool, 4096);
+	unit_report(ok, "another process's unmapper asleep over kept memory, a limit of one: this one "
+				"may not sleep, unmaps what it was to keep and ends (%d ms)", waited);
+}
+
 int
 main(void)
 {
@@ -495,5 +558,6 @@ main(void)
 	check_keep_no_thread();
 	check_kept_is_reclaimable();
 	check_sleeper_uncounted();
+	check_sleepers_bounded();
 	return unit_exit_status();
 }
