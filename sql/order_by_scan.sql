@@ -662,6 +662,12 @@ SHOW bitonic_sort.keep_memory;
 SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_after_0_then_default;
 SELECT bs_lazy_free_kb() > 40000 AS kept_memory_the_kernel_may_reclaim;
 SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') > 40000 AS reused_by_default;
+-- by default the cap follows work_mem: a sort under a lower work_mem gives
+-- back what was kept past it before it takes anything
+SET work_mem = '8MB';
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_past_a_lowered_work_mem;
+SET work_mem = '256MB';
+SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') <= 8192 AS at_most_the_lowered_work_mem_reused;
 SET bitonic_sort.keep_memory = 0;
 SELECT bs_reused_kb('SELECT * FROM wide ORDER BY k, id DESC') AS reused_kb_when_off;
 SELECT bs_lazy_free_kb() AS lazy_free_kb_when_off;

@@ -124,7 +124,9 @@ extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages page
 extern void BitonicPoolResetPeak(void);
 extern size_t BitonicPoolPeak(void);
 extern size_t BitonicKeptReused(void);
+extern size_t BitonicKeepMemoryBytes(int setting_kb);
 extern size_t BitonicKeepMemoryCap(void);
+extern void BitonicKeptMemoryTrim(size_t cap);
 
 /* Size of a transparent huge page. */
 #define HUGE_PAGE_BYTES ((size_t) 2 * 1024 * 1024)

@@ -8,7 +8,6 @@
 #include "core/threads.h"
 #include "core/unmapper.h"
 
-#include "miscadmin.h"
 #include "utils/guc.h"
 
 int			bitonic_sort_device = BITONIC_DEVICE_AUTO;
@@ -79,10 +78,7 @@ assign_max_threads(int newval, void *extra)
 static void
 assign_keep_memory(int newval, void *extra)
 {
-	int			kb = newval < 0 ? work_mem : newval;
-
-	if ((size_t) kb * 1024 < bs_unmap_kept())
-		bs_unmap_release_kept();
+	BitonicKeptMemoryTrim(BitonicKeepMemoryBytes(newval));
 }
 
 /* Register the settings and reserve the prefix. */

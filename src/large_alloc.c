@@ -175,17 +175,30 @@ BitonicAllocLarge(MemoryContext cxt, size_t size)
 	return ptr;
 }
 
+/* Bytes a value of bitonic_sort.keep_memory (kB) allows: work_mem's where it is -1. */
+size_t
+BitonicKeepMemoryBytes(int setting_kb)
+{
+	return (size_t) (setting_kb < 0 ? work_mem : setting_kb) * 1024;
+}
+
 /*
- * Bytes of large buffers the backend keeps for its next sort:
- * bitonic_sort.keep_memory, work_mem's where it is -1; none in a parallel
- * worker, whose process ends with the query.
+ * Bytes of large buffers the backend keeps for its next sort: what
+ * bitonic_sort.keep_memory allows; none in a parallel worker, whose process
+ * ends with the query.
  */
 size_t
 BitonicKeepMemoryCap(void)
 {
-	int			kb = bitonic_sort_keep_memory < 0 ? work_mem : bitonic_sort_keep_memory;
+	return IsParallelWorker() ? 0 : BitonicKeepMemoryBytes(bitonic_sort_keep_memory);
+}
 
-	return IsParallelWorker() ? 0 : (size_t) kb * 1024;
+/* What is kept for the next sort past cap bytes goes back to the kernel at once. */
+void
+BitonicKeptMemoryTrim(size_t cap)
+{
+	if (bs_unmap_kept() > cap)
+		bs_unmap_release_kept();
 }
 
 /*
@@ -204,10 +217,14 @@ unmap_region(BitonicRegion *region)
 		(void) munmap(region->map, region->map_bytes);
 		pool_bytes -= Min(pool_bytes, region->map_bytes);
 	}
-	else if (BitonicKeepMemoryCap() == 0 ||
-			 !bs_unmap_keep(region->map, region->map_bytes, region->huge, BitonicKeepMemoryCap(),
-							(unsigned) bitonic_sort_keep_memory_idle))
-		bs_unmap_later(region->map, region->map_bytes);
+	else
+	{
+		size_t		cap = BitonicKeepMemoryCap();
+
+		if (cap == 0 || !bs_unmap_keep(region->map, region->map_bytes, region->huge, cap,
+									   (unsigned) bitonic_sort_keep_memory_idle))
+			bs_unmap_later(region->map, region->map_bytes);
+	}
 	region->map = NULL;
 }
 
@@ -306,6 +323,7 @@ map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 	size_t		page = (size_t) getpagesize();
 	size_t		bytes = TYPEALIGN(page, size);
 	size_t		extra = align > page ? align : 0;
+	size_t		keep_cap = BitonicKeepMemoryCap();
 	char	   *raw;
 	char	   *start;
 
@@ -313,11 +331,10 @@ map_ordinary_pages(MemoryContext cxt, size_t size, size_t align, BitonicRegion *
 		elog(ERROR, "invalid memory alloc request size %zu", size);
 	/* the unmapper's thread may outlive the sort: the exit must wait for it */
 	BitonicThreadBudgetEnter();
-	/* kept memory of the same advice, so that each buffer has the pages it asked for */
 	/* work_mem lowered since (keep_memory -1): what is kept past the cap goes */
-	if (bs_unmap_kept() > BitonicKeepMemoryCap())
-		bs_unmap_release_kept();
-	start = BitonicKeepMemoryCap() > 0 ? bs_unmap_take(bytes, Max(align, page), region->huge) : NULL;
+	BitonicKeptMemoryTrim(keep_cap);
+	/* kept memory of the same advice, so that each buffer has the pages it asked for */
+	start = keep_cap > 0 ? bs_unmap_take(bytes, Max(align, page), region->huge) : NULL;
 	if (start != NULL)
 	{
 		kept_reused += bytes;

@@ -141,22 +141,22 @@ check_back_to_back(void)
 				"%d mappings queued one by one: each unmapped, no thread left alive", ROUNDS);
 }
 
-/* Share a budget of no thread at all (full), or go back to the process's own. */
+/* Share a fresh budget of `limit` threads with nobody else. */
 static void
-budget_full(int full)
+share_budget(unsigned limit)
 {
 	static char pool_mem[64] __attribute__((aligned(64)));
 
-	if (full)
-	{
-		bs_threads_share(bs_thread_pool_init(pool_mem));
-		bs_threads_set_limit(0);
-	}
-	else
-	{
-		bs_threads_set_limit(UINT32_MAX);
-		bs_threads_share(NULL);
-	}
+	bs_threads_share(bs_thread_pool_init(pool_mem));
+	bs_threads_set_limit(limit);
+}
+
+/* Go back to the process's own budget, without a shared limit. */
+static void
+unshare_budget(void)
+{
+	bs_threads_set_limit(UINT32_MAX);
+	bs_threads_share(NULL);
 }
 
 /* With the budget full, the caller unmaps before bs_unmap_later returns. */
@@ -168,10 +168,10 @@ check_no_thread(void)
 
 	if (p == NULL)
 		return unit_report(0, "no thread: mmap failed");
-	budget_full(1);
+	share_budget(0);
 	bs_unmap_later(p, 4 * MB);
 	gone = unmapped(p, 4 * MB);
-	budget_full(0);
+	unshare_budget();
 	unit_report(gone && bs_unmap_pending() == 0 && bs_threads_alive() == 0,
 				"no thread may start (budget of 0): the mapping is unmapped at once");
 }
@@ -359,9 +359,9 @@ check_keep_no_thread(void)
 
 	if (p == NULL)
 		return unit_report(0, "keep, no thread: mmap failed");
-	budget_full(1);
+	share_budget(0);
 	kept = bs_unmap_keep(p, 4 * MB, 0, 64 * MB, 60000);
-	budget_full(0);
+	unshare_budget();
 	munmap(p, 4 * MB);
 	unit_report(!kept && bs_unmap_kept() == 0 && bs_threads_alive() == 0,
 				"no thread may start (budget of 0): nothing is kept");
@@ -446,7 +446,6 @@ return_at_once(void *arg)
 static void
 check_sleeper_uncounted(void)
 {
-	static char pool_mem[64] __attribute__((aligned(64)));
 	char	   *p = map_written(4 * MB);
 	pthread_t	other;
 	int			waited = 0;
@@ -455,8 +454,7 @@ check_sleeper_uncounted(void)
 
 	if (p == NULL)
 		return unit_report(0, "sleeper: mmap failed");
-	bs_threads_share(bs_thread_pool_init(pool_mem));
-	bs_threads_set_limit(1);
+	share_budget(1);
 	ok = bs_unmap_keep(p, 4 * MB, 0, 64 * MB, 3600000);
 	while (bs_threads_alive() > 0 && waited < 5000)
 	{
@@ -467,8 +465,7 @@ check_sleeper_uncounted(void)
 	if (started)
 		bs_thread_join(other);
 	ok &= started && bs_unmap_running() && bs_unmap_kept() == 4 * MB;
-	bs_threads_set_limit(UINT32_MAX);
-	bs_threads_share(NULL);
+	unshare_budget();
 	bs_unmap_wait();
 	ok &= unmapped(p, 4 * MB) && !bs_unmap_running();
 	unit_report(ok, "4 MB kept for an hour: the sleeping thread counts for no place in a budget of "
@@ -529,8 +526,7 @@ check_sleepers_bounded(void)
 	if (child > 0)
 		waitpid(child, NULL, 0);
 	ok &= bs_threads_shared_sleeping() == 0;
-	bs_threads_set_limit(UINT32_MAX);
-	bs_threads_share(NULL);
+	unshare_budget();
 	munmap(pool, 4096);
 	unit_report(ok, "another process's unmapper asleep over kept memory, a limit of one: this one "
 				"may not sleep, unmaps what it was to keep and ends (%d ms)", waited);
