@@ -36,13 +36,20 @@ for bin in "$@"; do
 	echo "$out" | grep -E '^# ' | sed "s|^|$name: |"
 	p=$(echo "$out" | grep -c '^ok - ')
 	f=$(echo "$out" | grep -c '^not ok - ')
+	echo "$out" | grep '^not ok - ' | sed "s|^|$name: |" >>"$out_dir/failures"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "$name: exited with status $rc"
 		echo "$out" | tail -5
+		echo "$name: exited with status $rc" >>"$out_dir/failures"
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f))
 done
+# The failures once more, last, where the tail of a long log shows them.
+if [ -s "$out_dir/failures" ]; then
+	echo "unit tests that failed:"
+	cat "$out_dir/failures"
+fi
 [ -n "${UNIT_COUNTS:-}" ] && echo "$passed $failed" >"$UNIT_COUNTS"
 echo "unit tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
