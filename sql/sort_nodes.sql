@@ -92,12 +92,15 @@ SELECT same_rows('SELECT id, n, rank() OVER (PARTITION BY s ORDER BY n NULLS FIR
 -- no ORDER BY: a partition's rows are all peers; keys alone (one int8 column)
 SELECT same_rows('SELECT i, rank() OVER (PARTITION BY i), dense_rank() OVER (PARTITION BY i) FROM sn');
 SELECT same_rows('SELECT a, row_number() OVER w, rank() OVER w, dense_rank() OVER w FROM sn WINDOW w AS (ORDER BY a)');
+-- row_number() alone tells no peers apart: only the partitions are compared
+SELECT same_rows('SELECT id, a, row_number() OVER (PARTITION BY i % 7 ORDER BY a, id) FROM sn');
 -- an expression of the function, and a sort of its values above the node
 EXPLAIN (COSTS OFF) SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id;
 SELECT same_order('SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id');
 -- past work_mem the rows come from the node's tuplesort (the last row is copied)
 SET work_mem = '64kB';
 SELECT same_rows('SELECT id, rank() OVER w, dense_rank() OVER w, row_number() OVER w FROM sn WINDOW w AS (PARTITION BY i ORDER BY a, id)');
+SELECT same_rows('SELECT id, row_number() OVER (PARTITION BY i ORDER BY a, id) FROM sn');
 SET work_mem = '64MB';
 -- a rescan numbers from 1 again: the subquery's node replayed for each x
 EXPLAIN (COSTS OFF) SELECT x, (SELECT min(id) FROM (SELECT id, row_number() OVER (ORDER BY a, id) rn FROM sn) s

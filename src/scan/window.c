@@ -107,6 +107,7 @@ absorbed_window(WindowAggPath *window)
 			   *order_collations = NIL;
 	List	   *spec;
 	CustomPath *absorbed;
+	bool		needs_peers = false;
 	ListCell   *lc;
 
 	/* the node must store its input's rows as they are (no mapped output) */
@@ -129,11 +130,14 @@ absorbed_window(WindowAggPath *window)
 	{
 		if (!numbering_func(lfirst(lc), wc->winref))
 			return NULL;
+		if (((WindowFunc *) lfirst(lc))->winfnoid != F_ROW_NUMBER)
+			needs_peers = true;
 	}
+	/* row_number() alone counts rows: no peers to tell apart, no comparison per row */
 	if (!clause_columns(wc->partitionClause, sort->path.pathtarget,
 						&part_attnos, &part_eqops, &part_collations) ||
-		!clause_columns(wc->orderClause, sort->path.pathtarget,
-						&order_attnos, &order_eqops, &order_collations))
+		(needs_peers && !clause_columns(wc->orderClause, sort->path.pathtarget,
+										&order_attnos, &order_eqops, &order_collations)))
 		return NULL;
 	spec = list_make4(funcs, part_attnos, part_eqops, part_collations);
 	spec = lappend(spec, order_attnos);
