@@ -94,6 +94,22 @@ SELECT same_rows('SELECT i, rank() OVER (PARTITION BY i), dense_rank() OVER (PAR
 SELECT same_rows('SELECT a, row_number() OVER w, rank() OVER w, dense_rank() OVER w FROM sn WINDOW w AS (ORDER BY a)');
 -- row_number() alone tells no peers apart: only the partitions are compared
 SELECT same_rows('SELECT id, a, row_number() OVER (PARTITION BY i % 7 ORDER BY a, id) FROM sn');
+-- partitions and peers of by-value types, compared by value without an
+-- expression: int2, bool, oid, date, timestamp and float4 (NaN with NaN,
+-- -0 with 0), NULL with NULL
+CREATE TABLE sn_values AS
+SELECT g AS id,
+  CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 5 - 2)::int2 END AS h,
+  CASE WHEN g % 13 = 0 THEN NULL ELSE g % 3 = 0 END AS b,
+  (g % 4)::oid AS o,
+  CASE WHEN g % 17 = 0 THEN NULL ELSE date '2020-02-28' + g % 3 END AS d,
+  timestamp '2020-01-01' + (g % 6) * interval '1 hour' AS ts,
+  (CASE g % 7 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN '0' WHEN 3 THEN NULL
+     ELSE (g % 5)::text END)::float4 AS r
+FROM generate_series(1, 6000) g;
+SELECT same_rows('SELECT id, rank() OVER w, dense_rank() OVER w FROM sn_values WINDOW w AS (PARTITION BY h, b ORDER BY r)');
+SELECT same_rows('SELECT id, rank() OVER w, dense_rank() OVER w FROM sn_values WINDOW w AS (PARTITION BY o, d ORDER BY ts DESC, r NULLS FIRST)');
+SELECT same_rows('SELECT id, rank() OVER w, row_number() OVER w FROM sn_values WINDOW w AS (PARTITION BY r ORDER BY h, id)');
 -- an expression of the function, and a sort of its values above the node
 EXPLAIN (COSTS OFF) SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id;
 SELECT same_order('SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id');
