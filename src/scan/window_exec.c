@@ -87,19 +87,22 @@ value_equality(Oid eqop, ValueEquality *equality)
 	{
 		case F_INT2EQ:
 		case F_INT4EQ:
-		case F_INT8EQ:
 		case F_BOOLEQ:
 		case F_OIDEQ:
 		case F_DATE_EQ:
-		case F_TIMESTAMP_EQ:
 			*equality = EQUAL_DATUM;
 			return true;
+		case F_INT8EQ:
+		case F_TIMESTAMP_EQ:
+			/* 8-byte types are by value only where Datum holds them (64-bit builds) */
+			*equality = EQUAL_DATUM;
+			return FLOAT8PASSBYVAL;
 		case F_FLOAT4EQ:
 			*equality = EQUAL_FLOAT4;
 			return true;
 		case F_FLOAT8EQ:
 			*equality = EQUAL_FLOAT8;
-			return true;
+			return FLOAT8PASSBYVAL;
 		default:
 			return false;
 	}
