@@ -81,7 +81,14 @@ assign_keep_memory(int newval, void *extra)
 	BitonicKeptMemoryTrim(BitonicKeepMemoryBytes(newval));
 }
 
-/* Register the settings and reserve the prefix. */
+/*
+ * Register the settings and reserve the prefix.  What protects the server
+ * (huge pages, memory a backend keeps after its sort, how long it keeps it)
+ * is the superuser's, as PostgreSQL's own resource settings are; a
+ * superuser may GRANT SET ON PARAMETER to a role.  The threads of all
+ * backends are bounded server-wide (max_threads), which cpu_threads can
+ * only share, and a sort's memory by work_mem.
+ */
 void
 BitonicGucInit(void)
 {
@@ -180,7 +187,7 @@ BitonicGucInit(void)
 							 "2 MB pages that vm.nr_hugepages reserves; without free pages there, ordinary memory is used.",
 							 &bitonic_sort_huge_pages,
 							 true,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 
@@ -192,7 +199,7 @@ BitonicGucInit(void)
 							 &bitonic_sort_transparent_huge_pages,
 							 BITONIC_THP_AUTO,
 							 huge_page_advice_options,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 
@@ -204,7 +211,7 @@ BitonicGucInit(void)
 							"-1 keeps up to work_mem; 0 keeps nothing.",
 							&bitonic_sort_keep_memory,
 							-1, -1, INT_MAX,
-							PGC_USERSET,
+							PGC_SUSET,
 							GUC_UNIT_KB,
 							NULL, assign_keep_memory, NULL);
 
@@ -213,7 +220,7 @@ BitonicGucInit(void)
 							"A new value applies from the next sort that keeps memory.",
 							&bitonic_sort_keep_memory_idle,
 							60000, 1, 3600000,
-							PGC_USERSET,
+							PGC_SUSET,
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
