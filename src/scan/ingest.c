@@ -49,7 +49,12 @@
  *
  * The buffers and the stop callback live in a child of the node's context:
  * a reset or an error deletes the child, which stops the worker, before the
- * parent's memory (the store's blocks, the pairs) goes.
+ * parent's memory (the store's blocks, the pairs) goes.  An abort drops
+ * the pins earlier than that (the resource owner's release comes before
+ * the executor's memory goes, in a PL/pgSQL exception block too), so the
+ * workers of a (sub)transaction that aborts are stopped by its abort
+ * callback, which runs before the release: no worker reads a page after
+ * its pin is gone.
  *
  * Nothing here spills: where the rows outgrow work_mem or the store can
  * name no more, the function says so (false) and the executor spills,
@@ -61,9 +66,12 @@
 #include "core/worker.h"
 #include "scan/heap_read.h"
 
+#include "access/xact.h"
 #include "executor/tuptable.h"
+#include "lib/ilist.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 
 /* How far ahead of the row it writes the backend prefetches a buffer's lines. */
 #define STAGE_PREFETCH 1024
@@ -161,15 +169,99 @@ typedef struct BitonicIngest
 	bool		handed;			/* the other one was handed to the worker */
 	uint64		handovers;		/* buffers handed to the worker so far */
 	MemoryContextCallback stop_guard;
+	dlist_node	live;			/* in live_ingests while the worker may run */
+	bool		listed;
+	SubTransactionId subid;		/* the (sub)transaction the worker started in */
+	ResourceOwner owner;		/* that holds the pins of the staged rows' pages */
 } BitonicIngest;
 
-/* Reset callback of the ingest's context: the worker must not outlive the memory. */
+/* Ingests whose worker may still run, for the abort callbacks. */
+static dlist_head live_ingests = DLIST_STATIC_INIT(live_ingests);
+
+/* Stop the worker and take the ingest off the live list (once or more). */
 static void
 stop_worker(void *arg)
 {
 	BitonicIngest *ingest = (BitonicIngest *) arg;
 
 	bs_worker_stop(&ingest->worker);
+	if (ingest->listed)
+		dlist_delete(&ingest->live);
+	ingest->listed = false;
+}
+
+/*
+ * Stop the workers started in subtransaction `from` or in one inside it
+ * (all of them for InvalidSubTransactionId, the whole transaction).
+ */
+static void
+stop_aborted_workers(SubTransactionId from)
+{
+	dlist_mutable_iter iter;
+
+	dlist_foreach_modify(iter, &live_ingests)
+	{
+		BitonicIngest *ingest = dlist_container(BitonicIngest, live, iter.cur);
+
+		if (from == InvalidSubTransactionId || ingest->subid >= from)
+			stop_worker(ingest);
+	}
+}
+
+/* Transaction callback: an abort stops every worker before the pins go. */
+static void
+abort_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		stop_aborted_workers(InvalidSubTransactionId);
+}
+
+/* Subtransaction callback: an abort stops its workers (and its children's) before the pins go. */
+static void
+abort_subxact_callback(SubXactEvent event, SubTransactionId subid,
+					   SubTransactionId parent, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		stop_aborted_workers(subid);
+}
+
+#ifdef BITONIC_TEST_BUILD
+/*
+ * Resource release callback of the test build, which runs after an owner's
+ * buffer pins are released: a worker still running over pages of that
+ * owner could read a page that is no longer pinned.
+ */
+static void
+check_no_worker_past_pins(ResourceReleasePhase phase, bool isCommit, bool isTopLevel, void *arg)
+{
+	dlist_iter	iter;
+
+	if (phase != RESOURCE_RELEASE_BEFORE_LOCKS)
+		return;
+	dlist_foreach(iter, &live_ingests)
+	{
+		BitonicIngest *ingest = dlist_container(BitonicIngest, live, iter.cur);
+
+		if (ingest->owner == CurrentResourceOwner && ingest->worker.running)
+			elog(WARNING, "bitonic_sort: an ingest worker still runs after its pages were unpinned");
+	}
+}
+#endif
+
+/* Register the abort callbacks, once per backend. */
+static void
+register_abort_callbacks(void)
+{
+	static bool registered = false;
+
+	if (registered)
+		return;
+	RegisterXactCallback(abort_xact_callback, NULL);
+	RegisterSubXactCallback(abort_subxact_callback, NULL);
+#ifdef BITONIC_TEST_BUILD
+	RegisterResourceReleaseCallback(check_no_worker_past_pins, NULL);
+#endif
+	registered = true;
 }
 
 /* Where a staged row's bytes are. */
@@ -420,6 +512,7 @@ BitonicIngestStart(BitonicScanState *state)
 	BitonicIngest *ingest = MemoryContextAllocZero(cxt, sizeof(BitonicIngest));
 
 	Assert(state->nranges > 0 && state->nbatch == 0);
+	register_abort_callbacks();
 	if (!bs_worker_start(&ingest->worker))
 	{
 		MemoryContextDelete(cxt);
@@ -428,6 +521,10 @@ BitonicIngestStart(BitonicScanState *state)
 	ingest->state = state;
 	ingest->cxt = cxt;
 	ingest->prefetchw = bs_cpu_has_prefetchw();
+	ingest->subid = GetCurrentSubTransactionId();
+	ingest->owner = CurrentResourceOwner;
+	dlist_push_head(&live_ingests, &ingest->live);
+	ingest->listed = true;
 	ingest->stop_guard.func = stop_worker;
 	ingest->stop_guard.arg = ingest;
 	MemoryContextRegisterResetCallback(cxt, &ingest->stop_guard);
