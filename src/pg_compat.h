@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/nbtree.h"
 #include "access/stratnum.h"
 #include "miscadmin.h"
 #include "nodes/pathnodes.h"
@@ -67,6 +68,33 @@ BitonicPathKeySortOp(const PathKey *pk, Oid type)
 #else
 	return get_opfamily_member(pk->pk_opfamily, type, type, pk->pk_strategy);
 #endif
+}
+
+/*
+ * Whether the executor can compare values by sortop: the operator's btree
+ * family has a comparison function (support function 1, which every btree
+ * operator class has, and which sort support falls back to) for its type.
+ * A family may have the operators without it (a type that only borrows
+ * them for equivalence), and PrepareSortSupportFromOrderingOp raises an
+ * error there, so the planner asks first and leaves such a sort to the
+ * native node, which compares nothing until it runs.
+ * 18 gives the operator's comparison as a CompareType, 15 to 17 as a btree
+ * strategy.
+ */
+static inline bool
+BitonicSortOpComparable(Oid sortop)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+#if PG_VERSION_NUM >= 180000
+	CompareType cmptype;
+#else
+	int16		cmptype;
+#endif
+
+	if (!get_ordering_op_properties(sortop, &opfamily, &opcintype, &cmptype))
+		return false;
+	return OidIsValid(get_opfamily_proc(opfamily, opcintype, opcintype, BTORDER_PROC));
 }
 
 /*

@@ -98,7 +98,12 @@ pathkey_column(PathKey *pk, PathTarget *target, EquivalenceMember **em)
 	return 0;
 }
 
-/* Find each pathkey's column in target; false when one cannot be sorted here. */
+/*
+ * Find each pathkey's column in target; false when one cannot be sorted
+ * here, and where the executor could not compare a key: the node's set-up
+ * prepares its comparators at plan time (the cost) and at executor start,
+ * where the native Sort compares nothing until it runs.
+ */
 static bool
 match_sort_columns(List *pathkeys, PathTarget *target, List **attnos, List **sortops,
 				   List **collations, List **nulls_first)
@@ -115,7 +120,10 @@ match_sort_columns(List *pathkeys, PathTarget *target, List **attnos, List **sor
 		if (attno == 0)
 			return false;
 		sortop = BitonicPathKeySortOp(pk, em->em_datatype);
-		if (!OidIsValid(sortop))
+		if (!OidIsValid(sortop) || !BitonicSortOpComparable(sortop))
+			return false;
+		/* a collatable key without a collation (conflicting implicit ones) cannot be compared */
+		if (!OidIsValid(pk->pk_eclass->ec_collation) && type_is_collatable(em->em_datatype))
 			return false;
 		*attnos = lappend_int(*attnos, attno);
 		*sortops = lappend_oid(*sortops, sortop);
