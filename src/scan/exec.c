@@ -258,16 +258,17 @@ forget_rows(BitonicScanState *state)
 }
 
 /*
- * The rows outgrow memory: hand them to tuplesort (spill.c), which takes
- * the rest of the input too, and free them.
+ * The rows outgrow memory: move them to a stage on disk, free the rest of
+ * the sort, and hand them to tuplesort (spill.c), which takes the rest of
+ * the input too.
  */
 static void
 spill(BitonicScanState *state)
 {
-	Tuplesortstate *ts = BitonicSpillRows(state);
+	Tuplestorestate *stage = BitonicSpillStage(state);
 
 	forget_rows(state);
-	state->tuplesort = ts;
+	state->tuplesort = BitonicSpillSort(state, stage);
 	state->spilled = true;
 }
 
@@ -304,6 +305,7 @@ batch_row(BitonicScanState *state)
 	{
 		key_batch(state);
 		state->peak_bytes = Max(state->peak_bytes, BitonicScanHeldBytes(state));
+		BitonicScanBoundStore(state);
 		/* rows are placed by key range once the first rows' keys are in */
 		cut_when_due(state);
 	}
@@ -588,6 +590,7 @@ load_rows(BitonicScanState *state, PlanState *child)
 	room = limit > pair_bytes + split_bytes + BITONIC_SLOT_BYTES ?
 		limit - pair_bytes - split_bytes - BITONIC_SLOT_BYTES : 0;
 	BitonicPlacePlan(state, expected_bytes);
+	BitonicScanBoundStore(state);
 	/* in the order of first writes: every row adds a pair, the split comes last */
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);
@@ -628,7 +631,7 @@ load_and_sort(BitonicScanState *state)
 	INSTR_TIME_SET_CURRENT(t1);
 	if (state->tuplesort != NULL)
 	{
-		tuplesort_performsort(state->tuplesort);
+		BitonicSpillPerform(state);
 		state->sort_ms += BitonicMsSince(t1);
 		state->phase = BITONIC_PHASE_SPILLED;
 	}

@@ -622,6 +622,7 @@ hand_over(BitonicScanState *state)
 	if (held > state->mem_limit)
 		return false;
 	BitonicMultiSortMakeRoom(&state->ms, buf->nrows);
+	BitonicScanBoundStore(state);
 	ingest->filling = 1 - ingest->filling;
 	ingest->handed = true;
 	bs_worker_run(&ingest->worker, place_job, ingest);
@@ -867,20 +868,21 @@ BitonicIngestPage(BitonicScanState *state, const BitonicHeapPage *page)
 	return true;
 }
 
-/* Give ts a copy of one staged row (BitonicRowCopy's bytes). */
+/* Give stage a copy of one staged row (BitonicRowCopy's bytes). */
 static void
-hand_over_row(BitonicScanState *state, const char *bytes, uint32 len, Tuplesortstate *ts)
+hand_over_row(BitonicScanState *state, const char *bytes, uint32 len, Tuplestorestate *stage)
 {
 	MinimalTuple copy = palloc(len);
 
 	BitonicRowCopy(copy, bytes, len);
 	ExecStoreMinimalTuple(copy, state->slot, true);
-	tuplesort_puttupleslot(ts, state->slot);
+	tuplestore_puttupleslot(stage, state->slot);
+	ExecClearTuple(state->slot);
 }
 
-/* Give the rows of a staged page from its row `row` on to ts, in order. */
+/* Give the rows of a staged page from its row `row` on to stage, in order. */
 static void
-hand_over_page(BitonicScanState *state, const StagedPage *sp, int row, Tuplesortstate *ts)
+hand_over_page(BitonicScanState *state, const StagedPage *sp, int row, Tuplestorestate *stage)
 {
 	int			off = 1;
 	int			k = 0;
@@ -893,7 +895,7 @@ hand_over_page(BitonicScanState *state, const StagedPage *sp, int row, Tuplesort
 			HeapTupleHeader tuple = page_row(sp, off, &len);
 
 			hand_over_row(state, (const char *) tuple + MINIMAL_TUPLE_OFFSET,
-						  len - MINIMAL_TUPLE_OFFSET, ts);
+						  len - MINIMAL_TUPLE_OFFSET, stage);
 		}
 		off++;
 	}
@@ -901,11 +903,11 @@ hand_over_page(BitonicScanState *state, const StagedPage *sp, int row, Tuplesort
 
 /*
  * A spill has begun: give the rows still staged, in the order staged, to
- * ts (before the store's: tuplesort keeps no input order) and stop the
+ * stage (before the store's: tuplesort keeps no input order) and stop the
  * worker.
  */
 void
-BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts)
+BitonicIngestHandOver(BitonicScanState *state, Tuplestorestate *stage)
 {
 	BitonicIngest *ingest = state->ingest;
 	StageBuffer *order[2];
@@ -926,11 +928,11 @@ BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts)
 
 			if (staged_is_page(staged))
 			{
-				hand_over_page(state, (const StagedPage *) staged, buf->page_row, ts);
+				hand_over_page(state, (const StagedPage *) staged, buf->page_row, stage);
 				buf->page_row = 0;
 			}
 			else
-				hand_over_row(state, staged_bytes(staged), staged->len, ts);
+				hand_over_row(state, staged_bytes(staged), staged->len, stage);
 			buf->placed += staged_size(staged);
 		}
 		clear_buffer(buf);

@@ -8,6 +8,7 @@
 
 #include "scan/heap_read.h"
 #include "scan/node.h"
+#include "utils/tuplestore.h"
 
 #include "access/htup_details.h"
 #include "storage/buf.h"
@@ -33,7 +34,7 @@ extern bool BitonicIngestPageRow(BitonicScanState *state, HeapTuple row, Buffer 
 								 uint64 key, bool isnull);
 extern bool BitonicIngestPage(BitonicScanState *state, const BitonicHeapPage *page);
 extern bool BitonicIngestDrain(BitonicScanState *state);
-extern void BitonicIngestHandOver(BitonicScanState *state, Tuplesortstate *ts);
+extern void BitonicIngestHandOver(BitonicScanState *state, Tuplestorestate *stage);
 extern void BitonicIngestStop(BitonicScanState *state);
 
 #endif							/* BITONIC_SCAN_INGEST_H */

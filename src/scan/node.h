@@ -89,6 +89,7 @@ typedef struct BitonicScanState
 
 	/* spill */
 	Tuplesortstate *tuplesort;
+	MemoryContext spill_cxt;	/* the tuplesort's and its stage's (spill.c), or NULL */
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
@@ -116,6 +117,24 @@ BitonicScanHeldBytes(BitonicScanState *state)
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
 		BitonicMultiSortBytes(&state->ms) + state->order_bytes +
 		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0);
+}
+
+/*
+ * Bound the store's growth by what work_mem leaves beside the rest of what
+ * the node holds, and beside the pairs' next doubling once they are three
+ * quarters full (a block that would pass it is not opened: the node spills
+ * instead).
+ */
+static inline void
+BitonicScanBoundStore(BitonicScanState *state)
+{
+	const BitonicMultiSort *ms = &state->ms;
+	size_t		other = BitonicScanHeldBytes(state) - state->store.bytes;
+
+	if (ms->npairs >= ms->pairs_cap - ms->pairs_cap / 4)
+		other += ms->pairs_cap * sizeof(bs_pair64);
+
+	state->store.limit = state->mem_limit > other ? state->mem_limit - other : 1;
 }
 
 /*

@@ -162,6 +162,19 @@ grow(MemoryContext cxt, void *array, uint32 *cap, uint32 need, size_t elsize)
 }
 
 /*
+ * The most bytes a new block may take within the store's limit: whole
+ * slots where that is a slot or more (a block of a slot or more covers
+ * whole slots).
+ */
+static size_t
+block_room(const BitonicTupleStore *store)
+{
+	size_t		left = store->limit > store->bytes ? store->limit - store->bytes : 0;
+
+	return left >= BITONIC_SLOT_BYTES ? TYPEALIGN_DOWN(BITONIC_SLOT_BYTES, left) : left;
+}
+
+/*
  * Open a new block with room for at least `need` bytes, and with a spare
  * block made ready behind it when `spare` and the block is large; false
  * when the locators' address space is used up.
@@ -177,6 +190,13 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	BitonicRegion *region;
 
 	size = Max(size, need);
+	/* the spare block, already counted, serves where it is large enough */
+	if (store->spare != NULL && store->spare_size >= need)
+		size = store->spare_size;
+	else if (store->limit > 0)
+		size = Min(size, block_room(store));
+	if (size < need)
+		return false;
 	if (size >= BITONIC_SLOT_BYTES)
 		size = TYPEALIGN(BITONIC_SLOT_BYTES, size);
 	nslots = (uint32) ((size + BITONIC_SLOT_BYTES - 1) / BITONIC_SLOT_BYTES);
@@ -186,6 +206,7 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	if (store->spare != NULL && store->spare_size == size)
 	{
 		base = store->spare;
+		region = store->spare_region;
 		store->spare = NULL;
 	}
 	else
@@ -194,7 +215,8 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 		store->bytes += size;
 	}
 	/* the next large block is made ready in the background while this one fills */
-	if (spare && size >= HUGE_PAGE_BYTES && store->spare == NULL)
+	if (spare && size >= HUGE_PAGE_BYTES && store->spare == NULL &&
+		(store->limit == 0 || store->bytes + Min(size * 2, BLOCK_MAX) <= store->limit))
 	{
 		store->spare_size = Min(size * 2, BLOCK_MAX);
 		store->spare = alloc_block(store, store->spare_size, &store->spare_region);
@@ -215,6 +237,7 @@ open_block(BitonicTupleStore *store, size_t need, bool spare)
 	block->size = size;
 	block->used = 0;
 	block->first_slot = store->nslots;
+	block->region = region;
 	store->nslots += nslots;
 	return true;
 }
@@ -465,4 +488,26 @@ BitonicStoreNext(const BitonicTupleStore *store, BitonicStoreIter *iter)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * Free the blocks before block `upto`, whose rows a walk in locator order
+ * has passed (a spill hands them on as it goes); their locators name
+ * nothing from then on.
+ */
+void
+BitonicStoreRelease(BitonicTupleStore *store, uint32 upto)
+{
+	for (; store->released < upto && store->released < store->nblocks; store->released++)
+	{
+		BitonicStoreBlock *block = &store->blocks[store->released];
+
+		if (block->region != NULL)
+			BitonicRegionFree(block->region);
+		else
+			pfree(block->base);
+		block->base = NULL;
+		block->used = 0;
+		store->bytes -= block->size;
+	}
 }

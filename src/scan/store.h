@@ -27,6 +27,7 @@ typedef struct BitonicStoreBlock
 	size_t		size;
 	size_t		used;
 	uint32		first_slot;		/* the block covers slots first_slot.. */
+	BitonicRegion *region;		/* its allocation, or NULL: memory of the store's context */
 } BitonicStoreBlock;
 
 /*
@@ -57,8 +58,10 @@ typedef struct BitonicTupleStore
 	uint32		slots_cap;
 	BitonicStoreBlock *blocks;
 	uint32		nblocks;
+	uint32		released;		/* blocks before this one are freed (a spill) */
 	uint32		blocks_cap;
 	size_t		bytes;			/* bytes of all blocks */
+	size_t		limit;			/* bytes no new block takes the store past; 0: none */
 	BitonicPages pages;			/* pages of blocks of 2 MB and more */
 	BitonicStoreStream *streams;	/* NULL until BitonicStoreOpenStreams */
 	uint32		nstreams;
@@ -103,5 +106,6 @@ extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const char *
 							  size_t len, bool may_grow, uint32 *locator);
 extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,
 									 BitonicStoreIter *iter);
+extern void BitonicStoreRelease(BitonicTupleStore *store, uint32 upto);
 
 #endif							/* BITONIC_SCAN_STORE_H */

@@ -12,7 +12,7 @@
  * `SELECT a … ORDER BY a`, take this path.
  *
  * Past work_mem the values read so far go to tuplesort, as rows, and the
- * rest of the input with them (the executor's spill).
+ * rest of the input with them (the executor's spill, spill.c).
  */
 #include "scan/values.h"
 
@@ -58,6 +58,13 @@ BitonicValuesStart(BitonicScanState *state, EState *estate)
 	values->slot = ExecInitExtraTupleSlot(estate, tupdesc, &TTSOpsVirtual);
 	state->values = values;
 	return true;
+}
+
+/* Bytes the values' keys take. */
+size_t
+BitonicValuesBytes(BitonicScanState *state)
+{
+	return state->values->cap * sizeof(uint64);
 }
 
 /* Forget the values (their memory went with the node's context). */
@@ -115,6 +122,29 @@ BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull)
 	return true;
 }
 
+/*
+ * Give back the memory of every key from item `items` of the order on
+ * (NULLs first count as items; a spill has handed those keys on).
+ */
+static void
+shrink_keys(BitonicValues *values, size_t items)
+{
+	size_t		key_from = values->nulls_first ? values->nnulls : 0;
+	size_t		keep = items > key_from ? Min(items - key_from, values->nkeys) : 0;
+
+	if (values->keys == NULL || keep >= values->cap || values->cap - keep < 65536)
+		return;
+	if (keep == 0)
+	{
+		pfree(values->keys);
+		values->keys = NULL;
+	}
+	else
+		values->keys = repalloc_huge(values->keys, keep * sizeof(uint64));
+	values->cap = keep;
+	values->nkeys = Min(values->nkeys, keep);
+}
+
 /* Store item i of the sorted order (NULLs first or last) in the values' slot. */
 static TupleTableSlot *
 store_item(BitonicValues *values, size_t i)
@@ -137,20 +167,24 @@ store_item(BitonicValues *values, size_t i)
 }
 
 /*
- * The values read so far, as rows, into ts (the node spills); the keys are
- * then forgotten by the context's reset.
+ * The values read so far, as rows, into stage (the node spills), last
+ * first, the keys' memory shrinking behind them (equal keys are equal
+ * values, so no order of them can be seen); the keys are then forgotten.
  */
 void
-BitonicValuesSpill(BitonicScanState *state, Tuplesortstate *ts)
+BitonicValuesSpill(BitonicScanState *state, Tuplestorestate *stage)
 {
 	BitonicValues *values = state->values;
 	size_t		n = values->nkeys + values->nnulls;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = n; i-- > 0;)
 	{
-		tuplesort_puttupleslot(ts, store_item(values, i));
+		tuplestore_puttupleslot(stage, store_item(values, i));
 		if ((i & 0xffff) == 0)
+		{
 			CHECK_FOR_INTERRUPTS();
+			shrink_keys(values, i);
+		}
 	}
 }
 

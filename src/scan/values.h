@@ -6,12 +6,14 @@
 #define BITONIC_SCAN_VALUES_H
 
 #include "scan/node.h"
+#include "utils/tuplestore.h"
 
 extern bool BitonicValuesStart(BitonicScanState *state, EState *estate);
 extern void BitonicValuesForget(BitonicScanState *state);
+extern size_t BitonicValuesBytes(BitonicScanState *state);
 extern bool BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot);
 extern bool BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull);
-extern void BitonicValuesSpill(BitonicScanState *state, Tuplesortstate *ts);
+extern void BitonicValuesSpill(BitonicScanState *state, Tuplestorestate *stage);
 extern void BitonicValuesSort(BitonicScanState *state);
 extern TupleTableSlot *BitonicValuesGet(BitonicScanState *state, size_t pos);
 extern TupleTableSlot *BitonicValuesNextDistinct(BitonicScanState *state);
