@@ -22,6 +22,7 @@
 #include "access/htup_details.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "utils/selfuncs.h"
 
 /* (log2 of the table's bytes, extra operators per input row), measured */
 static const double hash_points[][2] = {
@@ -74,27 +75,101 @@ hash_row_operators(double bytes)
 }
 
 /*
+ * The groups a hash aggregate's table is charged for: the planner's
+ * estimate, but over several grouping columns no more than the largest
+ * estimate of one column alone.  The planner multiplies the columns'
+ * distinct counts (correlated columns: TPC-DS q31's ca_county, d_qoy,
+ * d_year, 1,484,184 groups estimated where there are 35,136), and a charge
+ * that grows with a misestimate turns it into a slowdown; the largest
+ * single column is a floor of the true count, so the charge errs towards
+ * the plan PostgreSQL would choose.  A column not found in the input's
+ * target leaves the estimate as it is.
+ */
+static double
+charged_groups(PlannerInfo *root, AggPath *agg)
+{
+	PathTarget *input = agg->subpath->pathtarget;
+	double		most = 0;
+	ListCell   *lc;
+
+	if (list_length(agg->groupClause) < 2 || input->sortgrouprefs == NULL)
+		return agg->numGroups;
+	foreach(lc, agg->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Expr	   *expr = NULL;
+		ListCell   *le;
+
+		foreach(le, input->exprs)
+		{
+			if (input->sortgrouprefs[foreach_current_index(le)] == sgc->tleSortGroupRef)
+			{
+				expr = lfirst(le);
+				break;
+			}
+		}
+		if (expr == NULL)
+			return agg->numGroups;
+		most = Max(most, estimate_num_groups(root, list_make1(expr), agg->subpath->rows,
+											 NULL, NULL));
+	}
+	return Min(agg->numGroups, most);
+}
+
+/* The measured cost of a hash aggregate's table that PostgreSQL leaves out (0 for other paths). */
+static Cost
+hash_table_charge(PlannerInfo *root, Path *path)
+{
+	AggPath    *agg = (AggPath *) path;
+
+	if (!IsA(path, AggPath) || agg->aggstrategy != AGG_HASHED)
+		return 0;
+	return agg->subpath->rows *
+		hash_row_operators(hash_table_bytes(charged_groups(root, agg), path->pathtarget->width)) *
+		cpu_operator_cost;
+}
+
+/*
  * Add to each hash aggregate path of rel (GROUP BY, DISTINCT) the measured
- * cost of its table that PostgreSQL leaves out.  Called only where a sorted
- * alternative through BitonicSort was offered beside it.
+ * cost of its table that PostgreSQL leaves out, where that makes one of
+ * `sorted`, the sorted alternatives through BitonicSort about to be
+ * offered, the cheapest path of rel.  Elsewhere nothing is charged: the
+ * charge only ever trades a hash plan for one of the node's, and never
+ * makes the planner choose among its own plans otherwise (TPC-DS q08 changed
+ * to another parallel plan without the node while every hash table was
+ * charged).
  */
 void
-BitonicChargeHashTables(RelOptInfo *rel)
+BitonicChargeHashTables(PlannerInfo *root, RelOptInfo *rel, List *sorted)
 {
+	Cost		cheapest_charged = -1;
+	Cost		cheapest_sorted = -1;
 	ListCell   *lc;
 
 	foreach(lc, rel->pathlist)
 	{
-		AggPath    *agg = lfirst(lc);
-		double		bytes;
-		Cost		extra;
+		Path	   *path = lfirst(lc);
+		Cost		total = path->total_cost + hash_table_charge(root, path);
 
-		if (!IsA(agg, AggPath) || agg->aggstrategy != AGG_HASHED)
-			continue;
-		bytes = hash_table_bytes(agg->numGroups, agg->path.pathtarget->width);
-		extra = agg->subpath->rows * hash_row_operators(bytes) * cpu_operator_cost;
-		agg->path.startup_cost += extra;
-		agg->path.total_cost += extra;
+		if (cheapest_charged < 0 || total < cheapest_charged)
+			cheapest_charged = total;
+	}
+	foreach(lc, sorted)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (cheapest_sorted < 0 || path->total_cost < cheapest_sorted)
+			cheapest_sorted = path->total_cost;
+	}
+	if (cheapest_sorted < 0 || cheapest_charged < 0 || cheapest_sorted >= cheapest_charged)
+		return;
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+		Cost		extra = hash_table_charge(root, path);
+
+		path->startup_cost += extra;
+		path->total_cost += extra;
 	}
 }
 

@@ -52,7 +52,7 @@ extern bool BitonicNamedByInput(Node *node);
 extern void BitonicInputNamesInit(void);
 
 /* hash_cost.c */
-extern void BitonicChargeHashTables(RelOptInfo *rel);
+extern void BitonicChargeHashTables(PlannerInfo *root, RelOptInfo *rel, List *sorted);
 extern void BitonicChargeHashJoins(RelOptInfo *joinrel, RelOptInfo *outerrel,
 								   RelOptInfo *innerrel);
 

@@ -368,7 +368,7 @@ BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel)
 	}
 	/* where a sorted plan is offered, a hash table is charged what it costs */
 	if (copies != NIL)
-		BitonicChargeHashTables(rel);
+		BitonicChargeHashTables(root, rel, copies);
 	foreach(lc, copies)
 		add_path(rel, lfirst(lc));
 }
