@@ -1,0 +1,16 @@
+-- Q11 important stock identification (TPC-H 2.4.11); NATION = GERMANY,
+-- FRACTION = 0.0001 / SF (psql variable sf: psql -v sf=1).
+-- order keys: 2
+SELECT ps_partkey, sum(ps_supplycost * ps_availqty) AS value
+FROM partsupp, supplier, nation
+WHERE ps_suppkey = s_suppkey
+  AND s_nationkey = n_nationkey
+  AND n_name = 'GERMANY'
+GROUP BY ps_partkey
+HAVING sum(ps_supplycost * ps_availqty) > (
+         SELECT sum(ps_supplycost * ps_availqty) * (0.0001 / :sf)
+         FROM partsupp, supplier, nation
+         WHERE ps_suppkey = s_suppkey
+           AND s_nationkey = n_nationkey
+           AND n_name = 'GERMANY')
+ORDER BY value DESC;
