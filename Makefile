@@ -50,6 +50,7 @@ OBJS = \
 	src/multikey.o \
 	src/libc_text.o \
 	src/scan/planner.o \
+	src/scan/extension.o \
 	src/scan/replace.o \
 	src/scan/unique.o \
 	src/scan/window.o \
@@ -69,7 +70,7 @@ OBJS = \
 	src/scan/ingest.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_array_sort gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan heap_read order_by_differential sort_nodes sort_nodes_differential order_by_parallel order_by_locking order_by_cancel settings_superuser order_by_spill_memory planner_unsortable_keys group_by_estimates
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_array_sort gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan heap_read order_by_differential sort_nodes sort_nodes_differential order_by_parallel order_by_locking order_by_cancel settings_superuser order_by_spill_memory planner_unsortable_keys group_by_estimates extension_scope
 
 PG_CONFIG ?= pg_config
 

@@ -66,7 +66,7 @@ bitonic_join_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
-	if (!bitonic_sort_enable || !enable_mergejoin || !merge_join_wanted(jointype, extra))
+	if (!BitonicPlanningEnabled() || !enable_mergejoin || !merge_join_wanted(jointype, extra))
 		return;
 	outer_keys = select_outer_pathkeys_for_merge(root, extra->mergeclause_list, joinrel);
 	if (outer_keys == NIL)

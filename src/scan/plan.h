@@ -51,6 +51,9 @@ extern uint64 BitonicNamedByInputPlanned;
 extern bool BitonicNamedByInput(Node *node);
 extern void BitonicInputNamesInit(void);
 
+/* extension.c */
+extern bool BitonicPlanningEnabled(void);
+
 /* hash_cost.c */
 extern void BitonicChargeHashTables(PlannerInfo *root, RelOptInfo *rel, List *sorted);
 extern void BitonicChargeHashJoins(RelOptInfo *joinrel, RelOptInfo *outerrel,

@@ -539,7 +539,7 @@ shards_sort(RelOptInfo *rel, List *pathkeys)
 static bool
 bitonic_path_wanted(PlannerInfo *root, RelOptInfo *rel, Path *input)
 {
-	if (!bitonic_sort_enable || root->sort_pathkeys == NIL)
+	if (!BitonicPlanningEnabled() || root->sort_pathkeys == NIL)
 		return false;
 	if (pathkeys_contained_in(root->sort_pathkeys, input->pathkeys))
 		return false;			/* already sorted: no Sort at all */

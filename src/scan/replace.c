@@ -354,7 +354,7 @@ BitonicReplaceSorts(PlannerInfo *root, RelOptInfo *rel)
 	List	   *copies = NIL;
 	ListCell   *lc;
 
-	if (!bitonic_sort_enable)
+	if (!BitonicPlanningEnabled())
 		return;
 	/* all copies first: add_path may free the paths it finds dominated */
 	foreach(lc, rel->pathlist)
