@@ -13,11 +13,12 @@ if ! command -v gnuplot >/dev/null; then
 		exit 0
 	fi
 fi
-ob=tmp/bench/orderby.csv
-gs=tmp/bench/gpu_sort.csv
+# the files to draw: bench-render.py names the newest kept ones (docs/bench)
+ob=${BENCH_CHART_ORDERBY-tmp/bench/orderby.csv}
+gs=${BENCH_CHART_GPU_SORT-tmp/bench/gpu_sort.csv}
 plots=0
-[ -f "$ob" ] && plots=$((plots + 1))
-[ -f "$gs" ] && plots=$((plots + 1))
+[ -n "$ob" ] && [ -f "$ob" ] && plots=$((plots + 1))
+[ -n "$gs" ] && [ -f "$gs" ] && plots=$((plots + 1))
 [ "$plots" -eq 0 ] && { echo "No chart: no benchmark results in tmp/bench/" >&2; exit 0; }
 
 {

@@ -97,3 +97,4 @@ for n in $SIZES; do
 done
 echo
 column -s, -t <tmp/bench/duckdb.csv
+test/scripts/bench-record.sh duckdb "make bench-duckdb" "work_mem=4GB jit=off shared_buffers=512MB; DuckDB from npm"

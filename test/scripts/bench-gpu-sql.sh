@@ -61,4 +61,5 @@ mkdir -p tmp/bench
 	echo "  round((max(ms) FILTER (WHERE device = 'cpu') / max(ms) FILTER (WHERE device = 'gpu'))::numeric, 2) AS \"cpu / gpu\""
 	echo "  FROM results GROUP BY what, n ORDER BY n, what;"
 	echo "\\copy results TO 'tmp/bench/gpu_sql.csv' CSV HEADER"
-} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off
+} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-record.sh gpu_sql "make bench-gpu" "work_mem=4GB max_parallel_workers_per_gather=0 jit=off"

@@ -48,3 +48,4 @@ bench_query() {
 	echo "SELECT query, n, native_ms, native_plan, ours_ms, ours_plan, ratio, ours_sorted_ms, sorted_ratio FROM bench_nodes;"
 	echo "\\copy bench_nodes TO 'tmp/bench/nodes.csv' CSV HEADER"
 } | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-record.sh nodes "make bench-nodes" "work_mem=4GB jit=off shared_buffers=512MB"

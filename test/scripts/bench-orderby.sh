@@ -65,4 +65,5 @@ mkdir -p tmp/bench
 	echo "SELECT * FROM bench_results;"
 	echo "\\copy bench_results TO 'tmp/bench/orderby.csv' CSV HEADER"
 } | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-record.sh orderby "make bench-orderby" "work_mem=4GB max_parallel_workers_per_gather=0 jit=off shared_buffers=512MB"
 test/scripts/bench-chart.sh

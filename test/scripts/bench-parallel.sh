@@ -38,3 +38,4 @@ mkdir -p tmp/bench
 	echo "SELECT * FROM bench_parallel ORDER BY n, query, workers;"
 	echo "\\copy bench_parallel TO 'tmp/bench/parallel.csv' CSV HEADER"
 } | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-record.sh parallel "make bench-parallel" "work_mem=4GB jit=off shared_buffers=512MB max_parallel_workers=8"

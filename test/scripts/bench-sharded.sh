@@ -64,3 +64,4 @@ SELECT query, $ROWS AS n, min(ms) AS best_ms, max(ms) AS worst_ms, min(plan) AS 
   FROM bench_sharded GROUP BY query ORDER BY min(i);
 \\copy bench_sharded TO 'tmp/bench/sharded.csv' CSV HEADER
 SQL
+test/scripts/bench-record.sh sharded "make bench-sharded" "work_mem=4GB jit=off; a coordinator and two postgres_fdw shards on this machine"

@@ -150,6 +150,7 @@ TSV=docs/bench/tpch-$(date +%F)-$COMMIT.tsv
 SETTINGS="sf=$SF reps=$REPS work_mem=$WORK_MEM max_parallel_workers_per_gather=2 jit=off shared_buffers=512MB"
 {
 	echo "# TPC-H queries, module off (native) and on: test/scripts/bench-tpch.sh"
+	echo "# command: BENCH_SF=$SF BENCH_REPS=$REPS BENCH_WORK_MEM=$WORK_MEM make bench-tpch"
 	echo "# machine: $(uname -m), $HOST_CPU, $(nproc) cores"
 	echo "# date: $(date '+%F %T %z')"
 	echo "# commit: $COMMIT$DIRTY"

@@ -34,4 +34,5 @@ mkdir -p tmp/bench
 	echo "SELECT type, n, algorithm, gpu_sort_ms, native_ms, round((native_ms / gpu_sort_ms)::numeric, 2) AS \"native / gpu_sort\" FROM results;"
 	echo "\\copy results TO 'tmp/bench/gpu_sort.csv' CSV HEADER"
 } | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-record.sh gpu_sort "make bench" "work_mem=4GB"
 test/scripts/bench-chart.sh
