@@ -16,6 +16,7 @@
 #   make bench-sharded   ORDER BY over two postgres_fdw shards against one cluster (BENCH_ROWS, BENCH_REPS)
 #   make bench-cancel    how long an ORDER BY takes to stop after a cancel, at points over its run
 #   make bench-duckdb    the ORDER BY and below-other-operators queries: native, ours and DuckDB (from npm) (BENCH_SIZES, BENCH_REPS, BENCH_QUERIES)
+#   make bench-docs      docs/benchmarks.md (tables and chart) from the results kept in docs/bench/
 #   make bench-tpch      the 22 TPC-H queries on data generated here: module off and on, alternated, results compared (BENCH_SF, BENCH_REPS, BENCH_QUERIES, BENCH_WORK_MEM)
 
 EXTENSION = bitonic_sort
@@ -109,7 +110,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes bench-parallel bench-sharded bench-duckdb bench-tpch
+.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes bench-parallel bench-sharded bench-duckdb bench-tpch bench-docs
 demo:
 	test/scripts/demo.sh
 demo-sharded:
@@ -135,6 +136,8 @@ bench-duckdb:
 	test/scripts/bench-duckdb.sh
 bench-tpch:
 	test/scripts/bench-tpch.sh
+bench-docs:
+	test/scripts/bench-render.py
 
 # The pg_regress test names, for the test driver's count.
 .PHONY: print-regress
