@@ -1,6 +1,7 @@
 # bitonic_sort — PGXS build.
 #
 #   make                 build the module (USE_CUDA=auto|0|1|emu, see mk/cuda.mk)
+#   make CUDA_ARCHS=all  GPU code for every architecture nvcc knows (for packages); default: the GPUs nvidia-smi finds, else sm_75 + PTX (see mk/cuda.mk)
 #   make emu             the module built against the SIMT emulator, in build/emu
 #   make demo            install what is missing, build, install, run the demo
 #   make demo-sharded    a coordinator and two shards (postgres_fdw): the sharded ORDER BY's plans

@@ -17,6 +17,9 @@ extern void bs_cuda_clear_error(void);
 extern bool bs_cuda_select_device(void);
 /* Device bytes one sort may use now: the limit, within the free memory. */
 extern bool bs_cuda_memory_budget(size_t *bytes);
+/* Why cudaGetDeviceCount's err leaves no device, in words that say what to do (device.cu). */
+extern void bs_cuda_explain_no_device(cudaError_t err, int driver_version, const char *release,
+									  int runtime_version, char *buf, size_t len);
 
 /* bitonic.cu */
 /* Device scratch bytes the algorithm needs to sort n pairs. */

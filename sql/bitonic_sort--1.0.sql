@@ -8,7 +8,7 @@ AS 'MODULE_PATHNAME', 'gpu_sort'
 LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_sort(anyarray, boolean, boolean) IS
-'sorts a one-dimensional array like ORDER BY (NULLs last ascending, first descending unless nulls_first says otherwise; equal elements keep their order), with a bitonic sorter';
+'the array sorted as ORDER BY sorts its elements: NULLs last ascending and first descending unless nulls_first says otherwise, equal elements in input order, bounds kept; a multi-dimensional array along its first dimension; on the GPU or the CPU as bitonic_sort.device and bitonic_sort.algorithm choose';
 
 CREATE FUNCTION bitonic_sort_info(OUT backend text, OUT usable boolean, OUT details text)
 RETURNS SETOF record
@@ -16,4 +16,4 @@ AS 'MODULE_PATHNAME', 'bitonic_sort_info'
 LANGUAGE C VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION bitonic_sort_info() IS
-'one row per sorting backend: whether it is usable, and the details (SIMD level and threads; GPU device or why there is none)';
+'one row per sorting backend (cpu, cuda): whether it can sort, and the details: the CPU''s SIMD level, threads, sorters, thread limit and transparent huge page choice; the GPU, its memory and limit, or why there is none';

@@ -9,7 +9,7 @@ if ! command -v gnuplot >/dev/null; then
 	if [ "$(id -u)" -eq 0 ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox >/dev/null
 	else
-		echo "No chart: install gnuplot first:  sudo apt-get install -y gnuplot-nox" >&2
+		echo "No chart: run as root: apt-get install -y gnuplot-nox" >&2
 		exit 0
 	fi
 fi

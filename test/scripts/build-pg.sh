@@ -42,7 +42,7 @@ ensure_tools() {
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" -eq 0 ] || die "Install first:  sudo apt-get install -y ${missing[*]}"
+	[ "$(id -u)" -eq 0 ] || die "run as root: apt-get install -y ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
 		die "apt-get install ${missing[*]} failed"
 }

@@ -36,34 +36,150 @@ required_packages() {
 	fi
 }
 
-# Install missing packages as root; as another user, say what to run and stop.
-ensure_packages() {
-	local missing=() p
+# The packages among required_packages and $@ that are not installed, on one line.
+missing_packages() {
+	local p list=()
 	for p in $(required_packages) "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || list+=("$p")
 	done
-	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "${list[*]}"
+}
+
+# The module, for users who cannot write PostgreSQL's directories.
+#
+# Root (or a user who can write PostgreSQL's lib and share/extension
+# directories, e.g. of a server built by build-pg.sh) builds and installs.
+# Another user uses the installed module when it is current, and otherwise
+# gets one line, "run as root: ...", before anything is built.  Current
+# means: bitonic_sort.so and bitonic_sort.control are installed, and the
+# source id `make install` put beside them
+# (share/extension/bitonic_sort.source-id: a hash of the Makefile, mk/hwy.mk,
+# mk/cuda.mk, the control file, the install scripts, src/ and cuda/, and the
+# CUDA mode; see mk/cuda.mk) equals this tree's (`make print-source-id`).
+# The test driver also installs the emulated build (run-emu-regress.sh), so
+# `make test` needs the rights even with a current module: it says
+# "run as root: make -C DIR test".
+
+# Whether we may write PostgreSQL's lib and share/extension directories.
+can_install() {
+	local libdir sharedir
+	libdir=$("$PG_CONFIG" --pkglibdir 2>/dev/null) && sharedir=$("$PG_CONFIG" --sharedir 2>/dev/null) &&
+		[ -w "$libdir" ] && [ -w "$sharedir/extension" ]
+}
+
+# This tree's source id ("<hash> <CUDA mode>"); fails without make or PGXS.
+source_id() {
+	make -C "$TOP" -s --no-print-directory print-source-id 2>/dev/null | grep -v '^bitonic_sort:'
+}
+
+# Whether PostgreSQL's directories hold this tree's module (see above).
+module_current() {
+	local libdir sharedir want have
+	libdir=$("$PG_CONFIG" --pkglibdir 2>/dev/null) && sharedir=$("$PG_CONFIG" --sharedir 2>/dev/null) || return 1
+	[ -f "$libdir/bitonic_sort.so" ] && [ -f "$sharedir/extension/bitonic_sort.control" ] || return 1
+	have=$(cat "$sharedir/extension/bitonic_sort.source-id" 2>/dev/null) || return 1
+	want=$(source_id) || return 1
+	[ -n "$want" ] && [ "$have" = "$want" ]
+}
+
+# Whether the running script is the test driver (it installs two builds in turn).
+installs_test_build() {
+	[ "$(basename "$0")" = run-tests.sh ]
+}
+
+# What root must run for us: install the packages $1 (a list, maybe empty),
+# then the module where it is not current; the whole test for the test driver.
+root_command() {
+	local missing=$1 cmd='' pg_config_arg=''
+	[ -n "$PG_FROM_SOURCE" ] && pg_config_arg=" PG_CONFIG=$PG_CONFIG"
+	if installs_test_build; then
+		echo "make -C $TOP test$pg_config_arg"
+		return
+	fi
+	[ -n "$missing" ] && cmd="apt-get install -y $missing"
+	if ! can_install && ! module_current; then
+		cmd="${cmd:+$cmd && }make -C $TOP install$pg_config_arg"
+	fi
+	echo "$cmd"
+}
+
+# Install missing packages as root; as another user, say in one line what
+# root must run and stop.
+ensure_packages() {
+	local missing
+	missing=$(missing_packages "$@")
+	[ -z "$missing" ] && return 0
 	if [ "$(id -u)" -eq 0 ]; then
-		echo "== installing missing packages: ${missing[*]}"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null ||
-			{ apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; } ||
-			die "apt-get install ${missing[*]} failed"
+		echo "== installing missing packages (apt-get): $missing"
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null ||
+			{ apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null; } ||
+			die "apt-get install $missing failed"
 	else
-		echo "Missing packages: ${missing[*]}" >&2
-		die "Install them first:  sudo apt-get install -y ${missing[*]}"
+		die "run as root: $(root_command "$missing")"
 	fi
 }
 
-# Build and install the module (installing needs write access to PostgreSQL's dirs).
-build_and_install() {
-	echo "== building"
-	make -C "$TOP" -s all >"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; die "build failed"; }
-	grep -m1 '^bitonic_sort: USE_CUDA' "$TOP/tmp/build.log" || true
-	local libdir
-	libdir=$("$PG_CONFIG" --pkglibdir)
-	if [ ! -w "$libdir" ]; then
-		die "Cannot write $libdir: run 'sudo make install' once, then run this again."
+# Build the module with as many jobs as there are cores, saying what and
+# how long first; on a terminal, a line counts the files compiled.
+build_module() {
+	local jobs archs n_c n_cu secs what log=$TOP/tmp/build.log
+	jobs=$(nproc 2>/dev/null || echo 1)
+	archs=$(make -C "$TOP" -s --no-print-directory print-cuda-archs 2>/dev/null | grep -v '^bitonic_sort:')
+	# the compile commands make would run: C/C++ files, and .cu files for nvcc
+	make -C "$TOP" -n all >"$log" 2>&1 || { cat "$log"; die "make -n all failed"; }
+	n_cu=$(grep -cE '^[^ ]*nvcc .* -c ' "$log")
+	n_c=$(($(grep -cE ' -c ' "$log") - n_cu))
+	if [ $((n_c + n_cu)) -eq 0 ]; then
+		echo "== the build is up to date"
+	else
+		what="$n_c C/C++ file$([ "$n_c" -eq 1 ] || echo s)"
+		[ "$n_cu" -gt 0 ] && what="$what, $n_cu CUDA file$([ "$n_cu" -eq 1 ] || echo s) for $(echo "$archs" | sed -E 's/([0-9]+)/sm_\1/g') + PTX"
+		# on the slower of the 2-core VMs measured: 0.8 s of a core per C/C++
+		# file, 2.2 s per CUDA file and architecture; rounded up to 5 s
+		secs=$(((n_c * 8 + n_cu * 22 * $(echo "$archs" | wc -w)) / 10 / jobs + 2))
+		secs=$(((secs + 4) / 5 * 5))
+		echo "== building ($what; about $secs s with $jobs jobs)"
 	fi
+	make -C "$TOP" --no-silent -j"$jobs" all 2>&1 | tee "$log" | show_progress $((n_c + n_cu))
+	# on failure, the log without the commands
+	[ "${PIPESTATUS[0]}" -eq 0 ] || { grep -vE ' -c ' "$log"; die "build failed (the whole log: $log)"; }
+}
+
+# Count the compile commands make prints, on one line of a terminal.
+show_progress() {
+	local total=$1 i=0 line file
+	if [ ! -t 1 ] || [ "$total" -eq 0 ]; then
+		cat >/dev/null
+		return 0
+	fi
+	while IFS= read -r line; do
+		case "$line" in
+		*" -c "*)
+			i=$((i + 1))
+			file=
+			[[ $line =~ \ -o\ ([^ ]+) ]] && file=${BASH_REMATCH[1]}
+			printf '\r\033[K   [%d/%d] %s' "$i" "$total" "$file"
+			;;
+		esac
+	done
+	printf '\r\033[K'
+}
+
+# The module in PostgreSQL's directories: built and installed where we may
+# write them; otherwise the installed one when current, else one line of
+# what root must run (before anything is built).
+build_and_install() {
+	mkdir -p "$TOP/tmp"
+	if ! can_install; then
+		if ! installs_test_build && module_current; then
+			echo "== using the installed module ($("$PG_CONFIG" --pkglibdir)/bitonic_sort.so, built from this tree)"
+			return 0
+		fi
+		die "run as root: $(root_command "")"
+	fi
+	build_module
+	echo "== installing into $("$PG_CONFIG" --pkglibdir)"
 	make -C "$TOP" -s install >>"$TOP/tmp/build.log" 2>&1 || { cat "$TOP/tmp/build.log"; die "make install failed"; }
 }
 

@@ -1,6 +1,22 @@
 #!/usr/bin/env bash
 # test/scripts/demo.sh — what `make demo` runs: set-up, then gpu_sort on a
-# few arrays and a timing against PostgreSQL's own sort on 1M elements.
+# few arrays, a timing against PostgreSQL's own sort on 1M elements, and an
+# ORDER BY through the BitonicSort custom scan, in a throwaway cluster of
+# its own (under ./tmp, on a free port, stopped at the end).
+#
+# Set-up (test/scripts/common.sh), before anything is built:
+#   - as root: installs the Debian packages that are missing (apt-get),
+#     builds the module (CUDA for the GPUs here, else sm_75 + PTX: mk/cuda.mk),
+#     installs it, and runs the cluster as the postgres user;
+#   - as another user who cannot write PostgreSQL's lib directory: uses the
+#     installed module when it is current (installed from these sources:
+#     the source id `make install` writes to
+#     share/extension/bitonic_sort.source-id equals `make print-source-id`);
+#     otherwise prints one line and stops with status 1:
+#       run as root: [apt-get install -y PACKAGES && ]make -C DIR install
+#   - a user who can write it (a server of their own, PG_CONFIG=...)
+#     builds and installs as root does, and must have the packages.
+# Each step that takes more than a few seconds prints a line first.
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"

@@ -8,9 +8,10 @@
  * destination first), and free every device allocation, pinned buffer,
  * registration, stream and event.  A device lost while the pairs are copied
  * back is BS_ERR_DEVICE_LOST; pairs the driver will not register are staged.
- * A missing driver must be reported as on a machine without one.
+ * A missing driver must be reported as on a machine without one, and each
+ * reason for no device (no driver, a driver too old, no GPU) in its words.
  */
-#include "cuda/pair_ops.cuh"
+#include "cuda/cuda_internal.cuh"
 #include "cuda_test.h"
 
 #include <pthread.h>
@@ -20,7 +21,7 @@
 static const char *const expected_call[BS_EMU_OPS] = {
 	"cudaMalloc", "cudaMemcpyAsync failed: unspecified launch failure (719)",
 	"<<<>>> failed: unspecified launch failure (719)",
-	"cudaGetDeviceCount failed: CUDA driver version is insufficient for CUDA runtime version (35)",
+	"no NVIDIA driver found (install the NVIDIA driver, e.g. Debian's nvidia-driver package, then restart PostgreSQL)",
 	"cudaHostRegister"
 };
 static const char *const op_names[BS_EMU_OPS] = {"allocations", "copies", "launches", "device queries", "registrations"};
@@ -169,6 +170,46 @@ test_no_driver(void)
 				"sort without a driver: BS_ERR_DEVICE, pairs unchanged");
 }
 
+/* What bitonic_sort_info() says for each reason cudaGetDeviceCount gives for no device. */
+static void
+test_no_device_texts(void)
+{
+	static const struct
+	{
+		cudaError_t err;
+		int			driver_version;
+		const char *release;
+		int			runtime_version;
+		const char *text;
+	}			cases[] = {
+		{cudaErrorInsufficientDriver, 0, "", 13000,
+		"no NVIDIA driver found (install the NVIDIA driver, e.g. Debian's nvidia-driver package, then restart PostgreSQL)"},
+		{cudaErrorInsufficientDriver, 0, "580.65.06", 13000,
+		"the NVIDIA kernel module 580.65.06 is loaded but not its CUDA library, libcuda.so.1 "
+		"(install the driver's user-space part, e.g. Debian's libcuda1 package, then restart PostgreSQL)"},
+		{cudaErrorInsufficientDriver, 12040, "550.54.14", 13000,
+		"the NVIDIA driver 550.54.14 is older than CUDA 13 needs (580 or newer)"},
+		{cudaErrorInsufficientDriver, 12040, "", 13000,
+		"the NVIDIA driver for CUDA 12.4 is older than CUDA 13 needs (580 or newer)"},
+		{cudaErrorInsufficientDriver, 11080, "", 12000,
+		"the NVIDIA driver for CUDA 11.8 is older than CUDA 12 needs (525 or newer)"},
+		{cudaErrorInsufficientDriver, 13000, "", 14010,
+		"the NVIDIA driver for CUDA 13.0 is older than CUDA 14.1 needs"},
+		{cudaErrorNoDevice, 13000, "580.65.06", 13000, "no NVIDIA GPU found"},
+		{cudaErrorInsufficientDriver, 13000, "580.65.06", 13000,
+		"cudaGetDeviceCount failed: CUDA driver version is insufficient for CUDA runtime version (35)"},
+		{cudaErrorInvalidValue, 13000, "", 13000, "cudaGetDeviceCount failed: invalid argument (1)"},
+	};
+	char		buf[400];
+
+	for (const auto &c : cases)
+	{
+		bs_cuda_explain_no_device(c.err, c.driver_version, c.release, c.runtime_version, buf, sizeof(buf));
+		unit_report(strcmp(buf, c.text) == 0, "no device: error %d, driver %d \"%s\", runtime %d: \"%s\"",
+					(int) c.err, c.driver_version, c.release, c.runtime_version, buf);
+	}
+}
+
 /*
  * The device is chosen with every signal blocked (the driver's threads
  * inherit the mask) and the caller's mask is restored; a call made with
@@ -216,6 +257,7 @@ main(void)
 	test_register_refused<bs_pair64>(2 * 2048 + 9);
 	test_register_rules();
 	test_no_driver();
+	test_no_device_texts();
 	test_signal_mask();
 	return cuda_test_exit();
 }
