@@ -510,7 +510,8 @@ sorted_remotely(Path *path)
 }
 
 /*
- * Whether rel offers its rows in the order of pathkeys sorted by the
+ * Whether rel (the ORDER BY's, whose paths are live: see
+ * explicitly_sorted_input) offers its rows in the order of pathkeys sorted by the
  * foreign servers they come from.  Then the node is not offered: both plans
  * pull every row over the network, but with the ORDER BY pushed down the
  * shards sort their parts side by side (through this node where they have
@@ -535,14 +536,41 @@ shards_sort(RelOptInfo *rel, List *pathkeys)
 	return false;
 }
 
-/* Whether the node may be offered for this query's ORDER BY over input, a path of rel. */
+/*
+ * The cheapest path of input_rel where the planner sorts it for the ORDER BY
+ * (a Sort or Incremental Sort of it, under a projection or not, among
+ * output_rel's paths), else NULL: it comes sorted already, or a cheaper
+ * ordered path displaced that sort.  Only output_rel's paths are read:
+ * create_ordered_paths adds input paths that come sorted to output_rel, and
+ * add_path frees those a cheaper path displaces while input_rel's list
+ * still names them (reading them crashed a backend).  A path that is sorted
+ * explicitly was not added itself, so it is live.
+ */
+static Path *
+explicitly_sorted_input(RelOptInfo *input_rel, RelOptInfo *output_rel)
+{
+	Path	   *cheapest = input_rel->cheapest_total_path;
+	ListCell   *lc;
+
+	foreach(lc, output_rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (IsA(path, ProjectionPath))
+			path = ((ProjectionPath *) path)->subpath;
+		if ((IsA(path, SortPath) || IsA(path, IncrementalSortPath)) &&
+			((SortPath *) path)->subpath == cheapest)
+			return cheapest;
+	}
+	return NULL;
+}
+
+/* Whether the node may be offered for this query's ORDER BY over input (unsorted), into rel. */
 static bool
 bitonic_path_wanted(PlannerInfo *root, RelOptInfo *rel, Path *input)
 {
 	if (!BitonicPlanningEnabled() || root->sort_pathkeys == NIL)
 		return false;
-	if (pathkeys_contained_in(root->sort_pathkeys, input->pathkeys))
-		return false;			/* already sorted: no Sort at all */
 	if (input->rows < (double) bitonic_sort_min_rows)
 		return false;
 
@@ -577,8 +605,8 @@ bitonic_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	}
 	if (stage != UPPERREL_ORDERED || input_rel->cheapest_total_path == NULL)
 		return;
-	input = input_rel->cheapest_total_path;
-	if (!bitonic_path_wanted(root, input_rel, input))
+	input = explicitly_sorted_input(input_rel, output_rel);
+	if (input == NULL || !bitonic_path_wanted(root, output_rel, input))
 		return;
 	cpath = BitonicMakeSortPath(root, output_rel, input, root->sort_pathkeys);
 	if (cpath == NULL)
