@@ -304,6 +304,8 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 				starts_run[i] = i == 0 ||
 					strcmp(arena_string(&job.arena, records[i].ref),
 						   arena_string(&job.arena, records[i - 1].ref)) != 0;
+			if ((i & 0xffff) == 0xffff)
+				CHECK_FOR_INTERRUPTS();
 		}
 	}
 	hooks->free(records, hooks->arg);

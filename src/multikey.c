@@ -508,6 +508,8 @@ sort_run_compared(uint32 *order, size_t len, TieContext *tc)
 			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
 		tc->items[i].item = order[i];
 		tc->fetch(tc->arg, order[i], tc->first_column, &tc->items[i].value, &tc->items[i].isnull);
+		if ((i & 0xffff) == 0xffff)
+			CHECK_FOR_INTERRUPTS();
 	}
 	qsort_interruptible(tc->items, len, sizeof(TieItem), tie_compare, tc);
 	for (size_t i = 0; i < len; i++)
@@ -734,11 +736,16 @@ static void
 pairs_to_order(BitonicMultiSort *ms, uint32 *order, TieContext *tc, bool ties)
 {
 	size_t		start = 0;
+	size_t		checked = 0;	/* where the last interrupt check was */
 
 	if (!ties)
 	{
 		for (size_t i = 0; i < ms->npairs; i++)
+		{
 			order[i] = pair_ptr(ms, i);
+			if ((i & 0xffff) == 0xffff)
+				CHECK_FOR_INTERRUPTS();
+		}
 		return;
 	}
 	while (start < ms->npairs)
@@ -759,8 +766,11 @@ pairs_to_order(BitonicMultiSort *ms, uint32 *order, TieContext *tc, bool ties)
 			sort_run(run, end - start, tc);
 			memcpy(order + start, run, (end - start) * sizeof(uint32));
 		}
-		if ((start & 0xffff) == 0)
+		if (end - checked >= 0x10000)
+		{
 			CHECK_FOR_INTERRUPTS();
+			checked = end;
+		}
 		start = end;
 	}
 }

@@ -10,6 +10,7 @@
 #include "cuda/bs_cuda.h"
 #endif
 
+#include "core/parallel.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -61,12 +62,27 @@ pg_core_check(void *arg)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/*
+ * Interrupt probe of the core's parallel loops: whether CHECK_FOR_INTERRUPTS
+ * would act now.  It only reads the flags, so it is asked while threads run.
+ */
+static bool
+pg_core_pending(void)
+{
+	return INTERRUPTS_PENDING_CONDITION() && INTERRUPTS_CAN_BE_PROCESSED();
+}
+
 static const bs_hooks pg_hooks = {pg_core_alloc, pg_core_free, pg_core_check, NULL};
 
-/* The core's hooks: PostgreSQL memory and interrupt checks. */
+/*
+ * The core's hooks: PostgreSQL memory and interrupt checks; the probe goes
+ * to the parallel loops with them, so that a cancel stops a sort's threads
+ * after the chunk each runs.
+ */
 const bs_hooks *
 BitonicCoreHooks(void)
 {
+	bs_parallel_set_probe(pg_core_pending);
 	return &pg_hooks;
 }
 
@@ -136,7 +152,7 @@ prepare_options(bs_options *opt, size_t n)
 	opt->backend = choose_backend(n);
 	opt->algorithm = (bs_algorithm) bitonic_sort_algorithm;
 	opt->threads = bitonic_sort_cpu_threads;
-	opt->hooks = &pg_hooks;
+	opt->hooks = BitonicCoreHooks();
 	opt->comparisons = NULL;
 }
 
@@ -299,7 +315,7 @@ BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n)
 	opt.backend = BS_BACKEND_CPU;
 	opt.algorithm = algorithm_on(BS_BACKEND_CPU, n);
 	opt.threads = bitonic_sort_cpu_threads;
-	opt.hooks = &pg_hooks;
+	opt.hooks = BitonicCoreHooks();
 	opt.comparisons = NULL;
 	report_status(sort_pairs(true, pairs, n, &opt), &opt);
 }

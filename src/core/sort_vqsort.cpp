@@ -10,10 +10,12 @@
  * Large inputs are split in place, quicksort-style, around the median of a
  * sample: every thread partitions a stripe of the part, then a swap of the
  * misplaced pairs joins the stripes.  Parts are split until each thread has
- * one and none is over 2^23 pairs; then vqsort sorts every part on a thread
- * of its own.  There is no scratch array and no merge pass, so the sort
+ * one and none is over 16 MB; then vqsort sorts every part on a thread of
+ * its own.  There is no scratch array and no merge pass, so the sort
  * touches no memory beyond the pairs.  The interrupt check runs between
- * batches, so the sort stays cancellable.  vqsort loads 128-bit keys with
+ * batches, and a cancel stops the threads after the part or stripe each
+ * sorts (bs_parallel_for_checked), so the sort stays cancellable within
+ * tens of milliseconds.  vqsort loads 128-bit keys with
  * aligned vector loads: a misaligned array is sorted in an aligned copy.
  */
 #include "hwy/contrib/sort/vqsort.h"
@@ -28,14 +30,25 @@
 #include "core_alloc.h"
 #include "parallel.h"
 
-/* Largest part vqsort sorts in one call (one uninterruptible stretch). */
-static const size_t kMaxPart = (size_t) 1 << 23;
+/*
+ * Bytes of the largest part vqsort sorts in one call, one stretch a cancel
+ * waits for: 16 MB, 1M pairs of 128 bits (26 ms here) or 2M 64-bit values
+ * (19 ms).
+ */
+static const size_t kMaxPartBytes = (size_t) 16 << 20;
+/* Values of T in the largest part vqsort sorts in one call. */
+template <class T>
+static constexpr size_t
+vq_max_part()
+{
+	return kMaxPartBytes / sizeof(T);
+}
 /* Smallest part worth splitting to give another thread work. */
 static const size_t kMinSplit = (size_t) 1 << 17;
-/* Largest stripe one thread partitions in one go. */
-static const size_t kMaxStripe = (size_t) 1 << 24;
+/* Largest stripe one thread partitions in one go (a cancel waits for one). */
+static const size_t kMaxStripe = (size_t) 1 << 21;
 /* Most stripes of one split: every thread, and enough to keep stripes small. */
-static const size_t kMaxStripes = 64 + (BS_MAX_PAIRS >> 24) + 2;
+static const size_t kMaxStripes = 64 + (BS_MAX_PAIRS >> 21) + 2;
 /* Misplaced pairs one task swaps. */
 static const size_t kSwapGrain = (size_t) 1 << 20;
 /* Pairs sampled to choose a pivot (odd, so the median is one of them). */
@@ -214,7 +227,7 @@ vq_sort_parts(void *vjob, size_t b, size_t e)
 
 /*
  * The part to split next: the largest splittable one while some part is over
- * kMaxPart or a quarter above its threads' share; nparts when none is.
+ * vq_max_part or a quarter above its threads' share; nparts when none is.
  */
 template <class T>
 static size_t
@@ -228,7 +241,7 @@ vq_part_to_split(const VqPart<T> *parts, size_t nparts, size_t n, int threads)
 			best = p;
 	if (best == nparts)
 		return nparts;
-	if (parts[best].len > kMaxPart ||
+	if (parts[best].len > vq_max_part<T>() ||
 		(parts[best].len > share && parts[best].len >= kMinSplit))
 		return best;
 	return nparts;
@@ -241,7 +254,7 @@ vq_sort(T *data, size_t n, const bs_options *opt)
 {
 	const bs_hooks *hooks = opt ? opt->hooks : NULL;
 	int			threads = opt && opt->threads > 1 ? opt->threads : 1;
-	size_t		maxparts = 4 * (n / kMaxPart) + 4 * (size_t) threads + 16;
+	size_t		maxparts = 4 * (n / vq_max_part<T>()) + 4 * (size_t) threads + 16;
 	VqJob<T>	job = {NULL, false};
 	VqSplit<T> *split;
 	size_t		nparts = 1;
