@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test/scripts/run-tests.sh — what `make test` runs: set-up (packages,
-# build, install, throwaway cluster), pg_regress against that cluster, 16
+# build, install, throwaway cluster), pg_regress against that cluster, the
+# README's examples (run-readme.sh), 16
 # sessions sorting at once (run-concurrency.sh), ORDER BY on a table sharded
 # over postgres_fdw (run-sharded.sh), the C unit tests, then
 # pg_regress again against the build with the emulated CUDA
@@ -29,6 +30,11 @@ if [ "$regress_rc" -ne 0 ] || [ "$r_fail" -ne 0 ]; then
 	tail -5 tmp/regress.log
 fi
 
+echo "== the README's examples"
+rm -f tmp/readme.counts
+test/scripts/run-readme.sh tmp/readme.counts
+read -r m_pass m_fail <tmp/readme.counts || { m_pass=0; m_fail=1; }
+
 echo "== concurrent sorts"
 rm -f tmp/conc.counts
 test/scripts/run-concurrency.sh tmp/conc.counts
@@ -50,5 +56,5 @@ rm -f tmp/emu.counts
 test/scripts/run-emu-regress.sh tmp/emu.counts
 read -r e_pass e_fail <tmp/emu.counts || { e_pass=0; e_fail=1; }
 
-echo "$((r_pass + c_pass + s_pass + u_pass + e_pass)) passed, $((r_fail + c_fail + s_fail + u_fail + e_fail)) failed"
-[ $((r_fail + c_fail + s_fail + u_fail + e_fail)) -eq 0 ]
+echo "$((r_pass + m_pass + c_pass + s_pass + u_pass + e_pass)) passed, $((r_fail + m_fail + c_fail + s_fail + u_fail + e_fail)) failed"
+[ $((r_fail + m_fail + c_fail + s_fail + u_fail + e_fail)) -eq 0 ]
