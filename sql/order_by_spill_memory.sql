@@ -1,8 +1,8 @@
 -- Past work_mem the node hands its rows to tuplesort by way of a stage on
 -- disk, freeing its own memory behind them: its Peak Memory, which counts
--- the rows it holds, the stage's buffers and the tuplesort's memory, stays
--- within work_mem plus a small fixed amount (handing the rows to tuplesort
--- directly held both copies: about twice work_mem).  The planner is misled
+-- the rows it holds and the stage's buffers, stays within work_mem plus a
+-- small fixed amount (handing the rows to tuplesort directly held both
+-- copies); the tuplesort's own is Spill Peak Memory, PostgreSQL's to bound.  The planner is misled
 -- into expecting a third of the rows, so the node is chosen and spills.
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SET max_parallel_workers_per_gather = 0;

@@ -98,6 +98,8 @@ show_spill(BitonicScanState *state, ExplainState *es)
 	ExplainPropertyText("Spill Sort Method", tuplesort_method_name(stats.sortMethod), es);
 	ExplainPropertyText("Spill Space Type", tuplesort_space_type_name(stats.spaceType), es);
 	ExplainPropertyInteger("Spill Space Used", "kB", stats.spaceUsed, es);
+	/* the tuplesort's memory, which PostgreSQL's sort bounds (the node's is Peak Memory) */
+	ExplainPropertyInteger("Spill Peak Memory", "kB", (int64) ((state->spill_peak_bytes + 1023) / 1024), es);
 }
 
 /* ExplainCustomScan. */

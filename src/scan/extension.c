@@ -10,6 +10,7 @@
  */
 #include "scan/plan.h"
 
+#include "catalog/pg_extension.h"	/* EXTENSIONOID on 17 */
 #include "commands/extension.h"
 #include "utils/inval.h"
 #include "utils/syscache.h"

@@ -93,6 +93,7 @@ typedef struct BitonicScanState
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
+	size_t		spill_peak_bytes;	/* the spill's tuplesort's memory, at most (spill.c) */
 	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
 	size_t		reused_bytes;	/* kept memory the backend took back while the node
 								 * loaded and sorted (a sort below included), all runs */

@@ -565,6 +565,24 @@ explicitly_sorted_input(RelOptInfo *input_rel, RelOptInfo *output_rel)
 	return NULL;
 }
 
+/*
+ * Where the planner's sort of the cheapest input was displaced (or it came
+ * sorted, unknown: it may be freed), a Gather of input_rel's cheapest
+ * partial path, made here, is an input the node can sort (partial paths are
+ * never added to the ordered relation, so they are live); NULL where there
+ * is none.
+ */
+static Path *
+gathered_input(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	Path	   *partial;
+
+	if (input_rel->partial_pathlist == NIL)
+		return NULL;
+	partial = linitial(input_rel->partial_pathlist);
+	return (Path *) create_gather_path(root, input_rel, partial, partial->pathtarget, NULL, NULL);
+}
+
 /* Whether the node may be offered for this query's ORDER BY over input (unsorted), into rel. */
 static bool
 bitonic_path_wanted(PlannerInfo *root, RelOptInfo *rel, Path *input)
@@ -606,6 +624,8 @@ bitonic_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (stage != UPPERREL_ORDERED || input_rel->cheapest_total_path == NULL)
 		return;
 	input = explicitly_sorted_input(input_rel, output_rel);
+	if (input == NULL)
+		input = gathered_input(root, input_rel);
 	if (input == NULL || !bitonic_path_wanted(root, output_rel, input))
 		return;
 	cpath = BitonicMakeSortPath(root, output_rel, input, root->sort_pathkeys);

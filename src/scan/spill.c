@@ -15,9 +15,10 @@
  * input after them.  The rows held are written and read once more than
  * the native sort would (at most work_mem of them).
  *
- * The node's Peak Memory counts both stages: what it holds plus the
- * stage's memory while the rows go out, and the tuplesort's memory, read
- * from its context, once the rows are in and once they are sorted.
+ * The node's Peak Memory counts what it holds plus the stage's memory
+ * while the rows go out; Spill Peak Memory, the tuplesort's, read from its
+ * context once the rows are in and once they are sorted (PostgreSQL's own:
+ * its blocks and merge buffers may pass work_mem, as the native Sort's do).
  */
 #include "scan/spill.h"
 #include "scan/ingest.h"
@@ -44,6 +45,14 @@ note_peak(BitonicScanState *state, MemoryContext cxt)
 {
 	state->peak_bytes = Max(state->peak_bytes,
 							held_bytes(state) + MemoryContextMemAllocated(cxt, true));
+}
+
+/* Count the tuplesort's memory (the spill's context) in its peak. */
+static void
+note_spill_peak(BitonicScanState *state)
+{
+	state->spill_peak_bytes = Max(state->spill_peak_bytes,
+								  MemoryContextMemAllocated(state->spill_cxt, true));
 }
 
 /*
@@ -130,17 +139,17 @@ BitonicSpillSort(BitonicScanState *state, Tuplestorestate *stage)
 	}
 	ExecClearTuple(state->slot);
 	tuplestore_end(stage);
-	note_peak(state, state->spill_cxt);
+	note_spill_peak(state);
 	return ts;
 }
 
-/* Sort what the tuplesort holds, counting its memory in the node's peak. */
+/* Sort what the tuplesort holds, counting its memory in the spill's peak. */
 void
 BitonicSpillPerform(BitonicScanState *state)
 {
-	note_peak(state, state->spill_cxt);
+	note_spill_peak(state);
 	tuplesort_performsort(state->tuplesort);
-	note_peak(state, state->spill_cxt);
+	note_spill_peak(state);
 }
 
 /* Next row of the spilled sort in the given direction, or an empty slot. */

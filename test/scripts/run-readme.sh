@@ -56,12 +56,14 @@ psql -X -q -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $d
 # Mask the numbers of the lines whose figures change from run to run, and
 # drop the lines that only some machines print (parts sorted while emitting
 # need two threads; pool and kept memory depend on the machine's state).
-# A plan's row count then varies too.
+# A plan's row count then varies too, and the width of its header; 18
+# prints row counts with two decimals.
 mask() {
 	local rows=''
 	grep -q 'QUERY PLAN' "$1" && rows='s/^\([0-9]+ rows?\)$/(N rows)/'
 	sed -E -e '/^ *(Sort Parts|Huge Page Memory|Reused Memory):/d' \
 		-e '/(Time|time=|Memory|Disk|Batches|Heap Pages|Buffers|Key Ranges|Key Range Cuts)/ s/[0-9]+(\.[0-9]+)?/N/g' \
+		-e 's/(rows=[0-9]+)\.00 /\1 /g' -e 's/^ +QUERY PLAN +$/QUERY PLAN/' -e 's/^-{10,}$/----------/' \
 		-e "$rows" "$1"
 }
 version=$(psql -X -At -c "SHOW server_version_num" postgres)
