@@ -10,7 +10,6 @@
 #include "cuda/bs_cuda.h"
 #endif
 
-#include "core/parallel.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
@@ -67,22 +66,20 @@ pg_core_check(void *arg)
  * would act now.  It only reads the flags, so it is asked while threads run.
  */
 static bool
-pg_core_pending(void)
+pg_core_pending(void *arg)
 {
 	return INTERRUPTS_PENDING_CONDITION() && INTERRUPTS_CAN_BE_PROCESSED();
 }
 
-static const bs_hooks pg_hooks = {pg_core_alloc, pg_core_free, pg_core_check, NULL};
+static const bs_hooks pg_hooks = {pg_core_alloc, pg_core_free, pg_core_check, pg_core_pending, NULL};
 
 /*
- * The core's hooks: PostgreSQL memory and interrupt checks; the probe goes
- * to the parallel loops with them, so that a cancel stops a sort's threads
- * after the chunk each runs.
+ * The core's hooks: PostgreSQL memory and interrupt checks, and the probe
+ * with which a cancel stops a sort's threads after the chunk each runs.
  */
 const bs_hooks *
 BitonicCoreHooks(void)
 {
-	bs_parallel_set_probe(pg_core_pending);
 	return &pg_hooks;
 }
 
@@ -152,7 +149,7 @@ prepare_options(bs_options *opt, size_t n)
 	opt->backend = choose_backend(n);
 	opt->algorithm = (bs_algorithm) bitonic_sort_algorithm;
 	opt->threads = bitonic_sort_cpu_threads;
-	opt->hooks = BitonicCoreHooks();
+	opt->hooks = &pg_hooks;
 	opt->comparisons = NULL;
 }
 
@@ -315,7 +312,7 @@ BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n)
 	opt.backend = BS_BACKEND_CPU;
 	opt.algorithm = algorithm_on(BS_BACKEND_CPU, n);
 	opt.threads = bitonic_sort_cpu_threads;
-	opt.hooks = BitonicCoreHooks();
+	opt.hooks = &pg_hooks;
 	opt.comparisons = NULL;
 	report_status(sort_pairs(true, pairs, n, &opt), &opt);
 }

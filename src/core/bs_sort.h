@@ -16,6 +16,7 @@
 #ifndef BS_SORT_H
 #define BS_SORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,6 +81,12 @@ typedef struct bs_hooks
 	void	   *(*alloc) (size_t size, void *arg);
 	void		(*free) (void *ptr, void *arg);
 	void		(*check) (void *arg);
+	/*
+	 * Whether check would act now (an interrupt waits), or NULL: only
+	 * looked at, never acted on, so it is asked while helper threads run,
+	 * and a parallel loop stops for the check at once (parallel.h).
+	 */
+	bool		(*pending) (void *arg);
 	void	   *arg;
 } bs_hooks;
 

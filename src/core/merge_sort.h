@@ -9,7 +9,7 @@
  * a comparison reads through a record is fetched before it is needed (it
  * misses the cache in the late, wide rounds).  The hooks' interrupt check
  * runs on the calling thread between batches, and as soon as an interrupt
- * waits where bs_parallel_set_probe set a probe: tasks of a few thousand
+ * waits where the hooks have a pending probe: tasks of a few thousand
  * records keep that wait short.  The comparator must be a total order
  * (break ties by a unique field): the result is then the one sorted order.
  */

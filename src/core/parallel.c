@@ -18,17 +18,15 @@ typedef struct parallel_job
 	atomic_bool abandon;		/* an interrupt waits: claim no further chunk */
 } parallel_job;
 
-/* The probe of bs_parallel_set_probe, or NULL (set and read by calling threads). */
-static bs_interrupt_probe interrupt_probe;
-
 /*
  * Claim chunks of the job until none is left or the job is abandoned; the
- * caller passes the probe, asked after each chunk (helpers pass NULL).
+ * caller passes the hooks whose pending probe it asks after each chunk
+ * (helpers pass NULL).
  * Every chunk claimed below the end is run whole, so the items done are
  * those before job->next.
  */
 static void
-parallel_drain(parallel_job *job, bs_interrupt_probe probe)
+parallel_drain(parallel_job *job, const bs_hooks *probe)
 {
 	while (!atomic_load_explicit(&job->abandon, memory_order_relaxed))
 	{
@@ -41,7 +39,7 @@ parallel_drain(parallel_job *job, bs_interrupt_probe probe)
 		if (end > job->end)
 			end = job->end;
 		job->fn(job->ctx, begin, end);
-		if (probe != NULL && probe())
+		if (probe != NULL && probe->pending(probe->arg))
 			atomic_store_explicit(&job->abandon, true, memory_order_relaxed);
 	}
 }
@@ -55,13 +53,13 @@ parallel_worker(void *arg)
 }
 
 /*
- * Run fn over [begin, end) on up to `threads` threads; with a probe, stop
- * early when it fires (see parallel.h).  Returns the first item not done:
+ * Run fn over [begin, end) on up to `threads` threads; with hooks to probe,
+ * stop early when their pending probe fires (see parallel.h).  Returns the first item not done:
  * end when every one was.
  */
 static size_t
 parallel_run(int threads, size_t begin, size_t end, size_t grain,
-			 bs_task_fn fn, void *ctx, bs_interrupt_probe probe)
+			 bs_task_fn fn, void *ctx, const bs_hooks *probe)
 {
 	parallel_job job;
 	pthread_t	tids[BS_MAX_THREADS];
@@ -113,16 +111,9 @@ bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 	(void) parallel_run(threads, begin, end, grain, fn, ctx, NULL);
 }
 
-/* Set the probe of interrupts (see parallel.h). */
-void
-bs_parallel_set_probe(bs_interrupt_probe probe)
-{
-	interrupt_probe = probe;
-}
-
 /*
  * bs_parallel_for in batches with an interrupt check before each, and
- * where a probe is set, as soon as it fires (see parallel.h).  A check that
+ * where the hooks have a pending probe, as soon as it fires (see parallel.h).  A check that
  * returns while the probe still fires (the interrupt is held off) turns the
  * probe off for the rest of the call, which then stops at batches only.
  */
@@ -131,7 +122,7 @@ bs_parallel_for_checked(int threads, size_t nitems, size_t grain, size_t batch,
 						bs_task_fn fn, void *ctx, const bs_hooks *hooks)
 {
 	bool		checked = hooks != NULL && hooks->check != NULL;
-	bs_interrupt_probe probe = checked ? interrupt_probe : NULL;
+	const bs_hooks *probe = checked && hooks->pending != NULL ? hooks : NULL;
 	bool		stopped = false;	/* the last run stopped for the probe */
 
 	if (batch < grain)
@@ -142,7 +133,7 @@ bs_parallel_for_checked(int threads, size_t nitems, size_t grain, size_t batch,
 
 		if (checked)
 			hooks->check(hooks->arg);
-		if (stopped && probe())
+		if (stopped && probe->pending(probe->arg))
 			probe = NULL;		/* the check left it waiting: held off */
 		begin = parallel_run(threads, begin, end, grain, fn, ctx, probe);
 		stopped = begin < end;

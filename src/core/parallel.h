@@ -31,24 +31,10 @@ extern void bs_parallel_for(int threads, size_t begin, size_t end, size_t grain,
 							bs_task_fn fn, void *ctx);
 
 /*
- * Whether the calling thread has an interrupt waiting that the hooks' check
- * would act on (PostgreSQL's InterruptPending); only looked at, never acted
- * on, so it may be called while helpers run.
- */
-typedef bool (*bs_interrupt_probe) (void);
-
-/*
- * The probe bs_parallel_for_checked asks between chunks (NULL, the default:
- * none, and the check runs between batches only).  Set by the embedder that
- * hands the core a check hook.
- */
-extern void bs_parallel_set_probe(bs_interrupt_probe probe);
-
-/*
  * bs_parallel_for over [0, nitems) in batches of `batch` items, calling the
  * hooks' interrupt check on the calling thread before each batch, while no
- * worker runs (so the check may longjmp).  Where a probe is set, the
- * calling thread also asks it after each chunk it runs: when an interrupt
+ * worker runs (so the check may longjmp).  Where the hooks have a pending
+ * probe, the calling thread also asks it after each chunk it runs: when an interrupt
  * waits, every thread stops claiming chunks, the helpers finish the chunk
  * they run and are joined, and the check runs at once (the work goes on
  * from the first chunk left should the check return).  A stop then waits

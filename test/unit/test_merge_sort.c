@@ -109,7 +109,7 @@ check_wide(size_t n, int threads)
 	wide_record *r = malloc((n + 1) * sizeof(wide_record));
 	uint64_t	state = 99;
 	int			checks = 0;
-	bs_hooks	hooks = {NULL, NULL, count_check, &checks};
+	bs_hooks	hooks = {NULL, NULL, count_check, NULL, &checks};
 	int			ok;
 
 	for (size_t i = 0; i < n; i++)

@@ -59,8 +59,9 @@ count_items(void *ctx, size_t begin, size_t end)
 
 /* Probe: whether the interrupt waits. */
 static bool
-probe_pending(void)
+probe_pending(void *arg)
 {
+	(void) arg;
 	return atomic_load(&s.pending);
 }
 
@@ -105,7 +106,9 @@ reset_seen(bool held_off, bool jump)
 	s.jump = jump;
 }
 
-static const bs_hooks hooks = {NULL, NULL, check_interrupt, NULL};
+static const bs_hooks hooks = {NULL, NULL, check_interrupt, probe_pending, NULL};
+/* The same check without a probe. */
+static const bs_hooks hooks_unprobed = {NULL, NULL, check_interrupt, NULL, NULL};
 
 /*
  * An interrupt in the middle of one batch on `threads` threads: the check
@@ -164,16 +167,14 @@ check_held_off(int threads)
 int
 main(void)
 {
-	bs_parallel_set_probe(probe_pending);
 	for (int threads = 1; threads <= 4; threads *= 2)
 	{
 		check_stop_and_go_on(threads);
 		check_longjmp(threads);
 		check_held_off(threads);
 	}
-	bs_parallel_set_probe(NULL);
 	reset_seen(false, false);
-	bs_parallel_for_checked(4, ITEMS, 1, ITEMS, count_items, NULL, &hooks);
+	bs_parallel_for_checked(4, ITEMS, 1, ITEMS, count_items, NULL, &hooks_unprobed);
 	unit_report(s.checks == 1 && s.checks_pending == 0 && items_once() == ITEMS,
 				"without a probe the check runs before each batch only (%d checks, none while "
 				"the interrupt waited)", s.checks);
