@@ -142,6 +142,7 @@ hash_table_charge(PlannerInfo *root, Path *path)
 void
 BitonicChargeHashTables(PlannerInfo *root, RelOptInfo *rel, List *sorted)
 {
+	Cost	   *charges = palloc(sizeof(Cost) * Max(list_length(rel->pathlist), 1));
 	Cost		cheapest_charged = -1;
 	Cost		cheapest_sorted = -1;
 	ListCell   *lc;
@@ -149,8 +150,10 @@ BitonicChargeHashTables(PlannerInfo *root, RelOptInfo *rel, List *sorted)
 	foreach(lc, rel->pathlist)
 	{
 		Path	   *path = lfirst(lc);
-		Cost		total = path->total_cost + hash_table_charge(root, path);
+		Cost		total;
 
+		charges[foreach_current_index(lc)] = hash_table_charge(root, path);
+		total = path->total_cost + charges[foreach_current_index(lc)];
 		if (cheapest_charged < 0 || total < cheapest_charged)
 			cheapest_charged = total;
 	}
@@ -161,16 +164,17 @@ BitonicChargeHashTables(PlannerInfo *root, RelOptInfo *rel, List *sorted)
 		if (cheapest_sorted < 0 || path->total_cost < cheapest_sorted)
 			cheapest_sorted = path->total_cost;
 	}
-	if (cheapest_sorted < 0 || cheapest_charged < 0 || cheapest_sorted >= cheapest_charged)
-		return;
-	foreach(lc, rel->pathlist)
+	if (cheapest_sorted >= 0 && cheapest_charged >= 0 && cheapest_sorted < cheapest_charged)
 	{
-		Path	   *path = lfirst(lc);
-		Cost		extra = hash_table_charge(root, path);
+		foreach(lc, rel->pathlist)
+		{
+			Path	   *path = lfirst(lc);
 
-		path->startup_cost += extra;
-		path->total_cost += extra;
+			path->startup_cost += charges[foreach_current_index(lc)];
+			path->total_cost += charges[foreach_current_index(lc)];
+		}
 	}
+	pfree(charges);
 }
 
 /*

@@ -583,12 +583,14 @@ gathered_input(PlannerInfo *root, RelOptInfo *input_rel)
 	return (Path *) create_gather_path(root, input_rel, partial, partial->pathtarget, NULL, NULL);
 }
 
-/* Whether the node may be offered for this query's ORDER BY over input (unsorted), into rel. */
+/*
+ * Whether the node may be offered for this query's ORDER BY over input
+ * (unsorted), into rel; the caller has seen that the planning is enabled
+ * and the query has an ORDER BY.
+ */
 static bool
 bitonic_path_wanted(PlannerInfo *root, RelOptInfo *rel, Path *input)
 {
-	if (!BitonicPlanningEnabled() || root->sort_pathkeys == NIL)
-		return false;
 	if (input->rows < (double) bitonic_sort_min_rows)
 		return false;
 
@@ -621,7 +623,8 @@ bitonic_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		BitonicReplaceSorts(root, output_rel);
 		return;
 	}
-	if (stage != UPPERREL_ORDERED || input_rel->cheapest_total_path == NULL)
+	if (stage != UPPERREL_ORDERED || input_rel->cheapest_total_path == NULL ||
+		root->sort_pathkeys == NIL || !BitonicPlanningEnabled())
 		return;
 	input = explicitly_sorted_input(input_rel, output_rel);
 	if (input == NULL)
