@@ -65,7 +65,8 @@ OBJS = \
 	src/scan/heap_read.o \
 	src/scan/row_form.o \
 	src/scan/store.o \
-	src/scan/spill.o \
+	src/scan/runs.o \
+	src/scan/run_tape.o \
 	src/scan/explain.o \
 	src/scan/slot.o \
 	src/scan/place.o \

@@ -303,7 +303,7 @@ BEGIN
     -- and what an earlier sort kept for this one on the time between them
     -- (bs_reused_kb below tests that line)
     CONTINUE WHEN line ~ 'Huge.Page.Memory|Reused.Memory';
-    RETURN NEXT regexp_replace(line, '(time=|Time": |Time: |Memory": |Memory: |Used": |Used: )[0-9.]+', '\1N', 'g');
+    RETURN NEXT regexp_replace(line, '(time=|Time": |Time: |Memory": |Memory: |Used": |Used: |Disk: |Runs: |Passes: |Order: )[0-9.]+', '\1N', 'g');
   END LOOP;
 END $$;
 SET enable_sort = off;
@@ -315,7 +315,7 @@ SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'COSTS OFF, FORMAT XM
 SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY i8', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF');
 SELECT * FROM bs_explain('SELECT id FROM obs ORDER BY t COLLATE bs_en, id', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, FORMAT JSON');
 
--- spill: with a small work_mem the node hands its rows to tuplesort
+-- spill: with a small work_mem the node writes sorted runs to disk and merges them
 SET work_mem = '64kB';
 SELECT * FROM bs_explain('SELECT * FROM obs ORDER BY f8, id', 'ANALYZE, BUFFERS OFF, COSTS OFF, SUMMARY OFF, TIMING OFF');
 RESET enable_sort;

@@ -3,8 +3,8 @@
  * child into the tuple store (store.c), by key range (place.c) and on a
  * worker thread (ingest.c), keys the first sort column of each batch of
  * rows, sorts key/locator pairs (multikey.c) and returns the rows in that
- * order, forward or backward.  Where the rows outgrow work_mem it hands
- * them to tuplesort (spill.c).  Over a plain sequential scan of a heap
+ * order, forward or backward.  Where the rows outgrow work_mem it sorts
+ * them in runs, which it writes to disk and merges (runs.c).  Over a plain sequential scan of a heap
  * table it reads the table's pages itself (heap_read.c).  The other
  * executor files call nothing here.
  */
@@ -14,8 +14,8 @@
 #include "scan/ingest.h"
 #include "scan/node.h"
 #include "scan/place.h"
+#include "scan/runs.h"
 #include "scan/slot.h"
-#include "scan/spill.h"
 #include "scan/values.h"
 #include "scan/window.h"
 
@@ -43,6 +43,17 @@ static void end_bitonic_scan(CustomScanState *node);
 static void rescan_bitonic_scan(CustomScanState *node);
 static void mark_bitonic_scan(CustomScanState *node);
 static void restore_bitonic_scan(CustomScanState *node);
+
+/* How the node takes one input row; false, the row not taken, where memory is used up. */
+typedef bool (*BitonicAddRow) (BitonicScanState *state, TupleTableSlot *slot);
+
+static void sort_in_memory(BitonicScanState *state);
+static TupleTableSlot *next_sorted_row(BitonicScanState *state, bool forward);
+static bool add_row_within_limit(BitonicScanState *state, TupleTableSlot *slot);
+static void take_row(BitonicScanState *state, TupleTableSlot *slot, BitonicAddRow add);
+
+/* Memory of the stage that keeps the worker's unplaced rows while a run is written. */
+#define SPILL_STAGE_KB 64
 
 static const CustomExecMethods bitonic_exec_methods = {
 	.CustomName = BITONIC_SCAN_NAME,
@@ -227,14 +238,14 @@ key_batch(BitonicScanState *state)
 	state->nbatch = 0;
 }
 
-/* Drop every row held and every sort state, back to the empty phase. */
+/*
+ * Drop every row held in memory and every in-memory sort state, back to the
+ * empty phase (the runs of an external sort stay: forget_sort).
+ */
 static void
 forget_rows(BitonicScanState *state)
 {
 	BitonicIngestStop(state);
-	if (state->tuplesort != NULL)
-		tuplesort_end(state->tuplesort);
-	state->tuplesort = NULL;
 	ExecClearTuple(state->slot);
 	if (state->output != NULL)
 		ExecClearTuple(state->output);
@@ -257,19 +268,108 @@ forget_rows(BitonicScanState *state)
 	state->has_last_key = false;
 }
 
+/* Drop the rows held and the runs of an external sort. */
+static void
+forget_sort(BitonicScanState *state)
+{
+	forget_rows(state);
+	if (state->runs != NULL)
+		BitonicRunsEnd(state->runs);
+	state->runs = NULL;
+	state->runs_bytes = 0;
+}
+
 /*
- * The rows outgrow memory: move them to a stage on disk, free the rest of
- * the sort, and hand them to tuplesort (spill.c), which takes the rest of
- * the input too.
+ * Count the runs' memory (their tapes and the next run's write buffer) in
+ * what the node holds, so that the next run takes what work_mem leaves.
+ */
+static void
+count_runs_bytes(BitonicScanState *state)
+{
+	state->runs_bytes = BitonicRunsBytes(state->runs) + BLCKSZ;
+}
+
+/* Start the external sort: the rows held will be its first run. */
+static void
+begin_runs(BitonicScanState *state)
+{
+	PlanState  *child = linitial(state->css.custom_ps);
+	double		row_bytes = ROW_BYTES_ESTIMATE(child->plan->plan_width);
+
+	state->runs = BitonicRunsBegin(&state->ms, state->keys.nkeys, state->keys.attnos,
+								   state->slot->tts_tupleDescriptor, (size_t) work_mem * 1024,
+								   BitonicScanInputRows(state) * row_bytes, row_bytes,
+								   state->random_access, MemoryContextGetParent(state->cxt));
+	state->spilled = true;
+	/* kept memory taken back counts until here: the runs take back their own */
+	state->reused_bytes += BitonicKeptReused() - state->reused_from;
+	count_runs_bytes(state);
+}
+
+/*
+ * Sort the rows held with the in-memory sorter, write them out in order as
+ * the next run, and free their memory for the run after it.
+ */
+static void
+write_run(BitonicScanState *state)
+{
+	TupleTableSlot *slot;
+	uint64		i = 0;
+	instr_time	t0;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	if (state->values != NULL)
+	{
+		BitonicValuesSort(state);
+		state->phase = BITONIC_PHASE_SORTED;
+	}
+	else
+		sort_in_memory(state);
+	state->sort_ms += BitonicMsSince(t0);
+	state->pos = -1;
+	BitonicRunsStartRun(state->runs);
+	for (;;)
+	{
+		slot = next_sorted_row(state, true);
+		if (TupIsNull(slot))
+			break;
+		BitonicRunsPut(state->runs, slot);
+		if ((++i % 4096) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	forget_rows(state);
+	BitonicRunsEndRun(state->runs);
+	count_runs_bytes(state);
+}
+
+/*
+ * The rows held outgrow work_mem: they become a run of the external sort
+ * (runs.c), and the node goes on with an empty memory.  Where the worker
+ * places rows, the rows it has not placed yet (the last read) wait in a
+ * small stage on disk while the placed ones are sorted and written, and
+ * then start the next run.
  */
 static void
 spill(BitonicScanState *state)
 {
-	Tuplestorestate *stage = BitonicSpillStage(state);
+	Tuplestorestate *stage = NULL;
+	TupleTableSlot *slot;
 
-	forget_rows(state);
-	state->tuplesort = BitonicSpillSort(state, stage);
-	state->spilled = true;
+	if (state->runs == NULL)
+		begin_runs(state);
+	if (state->ingest != NULL)
+	{
+		stage = tuplestore_begin_heap(false, false, SPILL_STAGE_KB);
+		BitonicIngestHandOver(state, stage);
+	}
+	write_run(state);
+	if (stage == NULL)
+		return;
+	slot = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor, &TTSOpsMinimalTuple);
+	while (tuplestore_gettupleslot(stage, true, false, slot))
+		take_row(state, slot, add_row_within_limit);
+	ExecDropSingleTupleTableSlot(slot);
+	tuplestore_end(stage);
 }
 
 /*
@@ -318,7 +418,7 @@ batch_row(BitonicScanState *state)
 static void
 spill_past_limit(BitonicScanState *state)
 {
-	if (state->ingest == NULL && state->tuplesort == NULL && state->nbatch == 0 &&
+	if (state->ingest == NULL && state->nbatch == 0 &&
 		BitonicScanHeldBytes(state) > state->mem_limit)
 		spill(state);
 }
@@ -388,15 +488,24 @@ input_ms(PlanState *child)
 	return INSTR_TIME_GET_MILLISEC(child->instrument->counter);
 }
 
-/* How the node takes one input row; false, the row not taken, where it must spill. */
-typedef bool (*BitonicAddRow) (BitonicScanState *state, TupleTableSlot *slot);
-
-/* Hand the rows to tuplesort, from this row on (add refused it). */
+/*
+ * Take a row with add; where add refuses it (memory or the store's
+ * locators are used up), the rows held become a run and the row starts the
+ * next, whatever its size.
+ */
 static void
-spill_from(BitonicScanState *state, TupleTableSlot *slot)
+take_row(BitonicScanState *state, TupleTableSlot *slot, BitonicAddRow add)
 {
+	if (add(state, slot))
+		return;
 	spill(state);
-	tuplesort_puttupleslot(state->tuplesort, slot);
+	if (add(state, slot))
+		return;
+	/* a row larger than what work_mem leaves: it alone starts the run */
+	state->store.limit = 0;
+	if (!add(state, slot))
+		elog(ERROR, "bitonic_sort could not take a row into an empty sort");
+	BitonicScanBoundStore(state);
 }
 
 /* The pair key of a heap row's first sort column (the table's column). */
@@ -477,7 +586,7 @@ add_heap_row(BitonicScanState *state, const BitonicHeapPage *page, HeapTuple row
 static bool
 takes_whole_pages(BitonicScanState *state, const BitonicHeapPage *page)
 {
-	return state->ingest != NULL && state->tuplesort == NULL && state->values == NULL &&
+	return state->ingest != NULL && state->values == NULL &&
 		page->rows_as_is && page->key_attno > 0;
 }
 
@@ -498,7 +607,7 @@ read_heap_input(BitonicScanState *state, BitonicAddRow add)
 				cut_when_due(state);
 				continue;
 			}
-			/* memory is used up: the page's rows go to tuplesort, with every row after them */
+			/* memory is used up: the rows held become a run, the page's start the next */
 			BitonicHeapPageRows(heap);
 			spill(state);
 		}
@@ -507,21 +616,18 @@ read_heap_input(BitonicScanState *state, BitonicAddRow add)
 			HeapTuple	row = &page->rows[i];
 			TupleTableSlot *slot;
 
-			if (state->tuplesort != NULL)
-				tuplesort_puttupleslot(state->tuplesort,
-									   BitonicHeapReadSlot(heap, row, page->buffer));
-			else if (!add_heap_row(state, page, row, add, &slot))
+			if (!add_heap_row(state, page, row, add, &slot))
 				/* the row as the scan gives it, projected once */
-				spill_from(state, slot != NULL ? slot :
-						   BitonicHeapReadSlot(heap, row, page->buffer));
+				take_row(state, slot != NULL ? slot :
+						 BitonicHeapReadSlot(heap, row, page->buffer), add);
 		}
 	}
 	BitonicHeapReadEnd(heap);
 }
 
 /*
- * Read the whole input: each row to add, until add refuses one (memory or
- * locators are used up), which goes to tuplesort with every row after it.
+ * Read the whole input: each row to add; where add refuses one (memory or
+ * locators are used up), the rows held become a run and it starts the next.
  */
 static void
 read_input(BitonicScanState *state, PlanState *child, BitonicAddRow add)
@@ -543,10 +649,7 @@ read_input(BitonicScanState *state, PlanState *child, BitonicAddRow add)
 
 		if (TupIsNull(slot))
 			break;
-		if (state->tuplesort != NULL)
-			tuplesort_puttupleslot(state->tuplesort, slot);
-		else if (!add(state, slot))
-			spill_from(state, slot);
+		take_row(state, slot, add);
 	}
 }
 
@@ -561,7 +664,7 @@ add_row_within_limit(BitonicScanState *state, TupleTableSlot *slot)
 }
 
 /*
- * Read the whole input into the store and the pairs, spilling past
+ * Read the whole input into the store and the pairs, writing runs past
  * work_mem (the rows and pairs the planner expects are reserved first).
  */
 static void
@@ -598,14 +701,28 @@ load_rows(BitonicScanState *state, PlanState *child)
 	if (split_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, split, split_bytes);
 	read_input(state, child, add_row_within_limit);
-	/* the worker places what is staged and stops (a spill may end it first) */
+	/* the worker places what is staged and stops (a run may be written first) */
 	if (state->ingest != NULL && !BitonicIngestDrain(state))
 		spill(state);
 	BitonicIngestStop(state);
 }
 
+/* The external sort's figures, for EXPLAIN ANALYZE, once its final merge has begun. */
+static void
+note_runs(BitonicScanState *state)
+{
+	BitonicRuns *runs = state->runs;
+
+	state->runs_written = runs->initial_runs;
+	state->merge_passes = Max(state->merge_passes, (uint32) runs->passes);
+	state->merge_order = Max(state->merge_order, (uint32) Min(runs->order, runs->initial_runs));
+	state->disk_bytes = Max(state->disk_bytes, runs->disk_blocks * BLCKSZ);
+	state->peak_bytes = Max(state->peak_bytes, runs->peak_bytes);
+}
+
 /*
- * Read the whole input, then sort it in memory or finish the spilled sort.
+ * Read the whole input, then sort it in memory, or write the last run and
+ * begin the merge of the external sort.
  * Nothing is timed per row: the key build is the time of the loop less the
  * input's own.
  */
@@ -614,14 +731,13 @@ load_and_sort(BitonicScanState *state)
 {
 	PlanState  *child = linitial(state->css.custom_ps);
 	double		child_ms = input_ms(child);
-	size_t		reused_before;
 	instr_time	t0,
 				t1;
 
 	state->mem_limit = (size_t) work_mem * 1024;
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();
-	reused_before = BitonicKeptReused();
+	state->reused_from = BitonicKeptReused();
 	if (state->values != NULL)
 		read_input(state, child, BitonicValuesAdd);	/* one column as keys alone */
 	else
@@ -629,11 +745,13 @@ load_and_sort(BitonicScanState *state)
 	state->key_ms += BitonicMsSince(t0) - (input_ms(child) - child_ms);
 
 	INSTR_TIME_SET_CURRENT(t1);
-	if (state->tuplesort != NULL)
+	if (state->runs != NULL)
 	{
-		BitonicSpillPerform(state);
-		state->sort_ms += BitonicMsSince(t1);
-		state->phase = BITONIC_PHASE_SPILLED;
+		write_run(state);
+		BitonicRunsFinish(state->runs);
+		note_runs(state);
+		state->merge_ms += BitonicMsSince(t1);
+		state->phase = BITONIC_PHASE_EXTERNAL;
 	}
 	else if (state->values != NULL)
 	{
@@ -644,7 +762,8 @@ load_and_sort(BitonicScanState *state)
 	else
 		sort_in_memory(state);
 	state->pool_peak_bytes = Max(state->pool_peak_bytes, BitonicPoolPeak());
-	state->reused_bytes += BitonicKeptReused() - reused_before;
+	if (state->runs == NULL)
+		state->reused_bytes += BitonicKeptReused() - state->reused_from;
 	state->load_ms += BitonicMsSince(t0);
 	state->pos = -1;
 	state->has_last_key = false;
@@ -680,12 +799,12 @@ next_sorted_row(BitonicScanState *state, bool forward)
 								 state->slot, false);
 }
 
-/* The next row in the sort's order, from memory or from tuplesort. */
+/* The next row in the sort's order, from memory or from the runs' merge. */
 static TupleTableSlot *
 next_row(BitonicScanState *state, bool forward)
 {
-	if (state->phase == BITONIC_PHASE_SPILLED)
-		return BitonicSpillNext(state, forward);
+	if (state->phase == BITONIC_PHASE_EXTERNAL)
+		return BitonicRunsNext(state->runs, forward, state->slot);
 	return next_sorted_row(state, forward);
 }
 
@@ -774,7 +893,7 @@ end_bitonic_scan(CustomScanState *node)
 {
 	BitonicScanState *state = (BitonicScanState *) node;
 
-	forget_rows(state);
+	forget_sort(state);
 	MemoryContextDelete(state->cxt);
 	ExecEndNode(linitial(node->custom_ps));
 }
@@ -809,11 +928,11 @@ rescan_bitonic_scan(CustomScanState *node)
 	}
 	if (child->chgParam == NULL && state->random_access)
 	{
-		tuplesort_rescan(state->tuplesort);
+		BitonicRunsRescan(state->runs);
 		ExecClearTuple(state->slot);
 		return;
 	}
-	forget_rows(state);
+	forget_sort(state);
 	/* A child with changed parameters rescans itself on its next call. */
 	if (child->chgParam == NULL)
 		ExecReScan(child);
@@ -825,8 +944,8 @@ mark_bitonic_scan(CustomScanState *node)
 {
 	BitonicScanState *state = (BitonicScanState *) node;
 
-	if (state->phase == BITONIC_PHASE_SPILLED)
-		tuplesort_markpos(state->tuplesort);
+	if (state->phase == BITONIC_PHASE_EXTERNAL)
+		BitonicRunsMark(state->runs);
 	else
 		state->mark = state->pos;
 }
@@ -837,9 +956,9 @@ restore_bitonic_scan(CustomScanState *node)
 {
 	BitonicScanState *state = (BitonicScanState *) node;
 
-	if (state->phase == BITONIC_PHASE_SPILLED)
+	if (state->phase == BITONIC_PHASE_EXTERNAL)
 	{
-		tuplesort_restorepos(state->tuplesort);
+		BitonicRunsRestore(state->runs);
 		return;
 	}
 	state->pos = state->mark;

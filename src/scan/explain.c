@@ -85,21 +85,22 @@ show_sort_keys(BitonicScanState *state, List *ancestors, ExplainState *es)
 	ExplainPropertyList("Sort Key", result, es);
 }
 
-/* How the spilled tuplesort sorted, as the native Sort reports it. */
+/*
+ * Whether the rows outgrew work_mem, and then how the external sort went:
+ * runs written, the most merges a row went through, runs merged at once,
+ * and the temporary file space of the runs (as the native Sort's Disk).
+ */
 static void
-show_spill(BitonicScanState *state, ExplainState *es)
+show_external(BitonicScanState *state, ExplainState *es)
 {
-	TuplesortInstrumentation stats;
-
 	ExplainPropertyBool("Spilled", state->spilled, es);
-	if (state->tuplesort == NULL)
+	if (!state->spilled)
 		return;
-	tuplesort_get_stats(state->tuplesort, &stats);
-	ExplainPropertyText("Spill Sort Method", tuplesort_method_name(stats.sortMethod), es);
-	ExplainPropertyText("Spill Space Type", tuplesort_space_type_name(stats.spaceType), es);
-	ExplainPropertyInteger("Spill Space Used", "kB", stats.spaceUsed, es);
-	/* the tuplesort's memory, which PostgreSQL's sort bounds (the node's is Peak Memory) */
-	ExplainPropertyInteger("Spill Peak Memory", "kB", (int64) ((state->spill_peak_bytes + 1023) / 1024), es);
+	ExplainPropertyText("Sort Method", "external merge", es);
+	ExplainPropertyInteger("Runs", NULL, state->runs_written, es);
+	ExplainPropertyInteger("Merge Passes", NULL, state->merge_passes, es);
+	ExplainPropertyInteger("Merge Order", NULL, state->merge_order, es);
+	ExplainPropertyInteger("Disk", "kB", (state->disk_bytes + 1023) / 1024, es);
 }
 
 /* ExplainCustomScan. */
@@ -158,12 +159,14 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* the order handed out while its later parts were sorted (sort_parts.c) */
 	if (state->sort_parts > 0)
 		ExplainPropertyInteger("Sort Parts", NULL, state->sort_parts, es);
-	show_spill(state, es);
+	show_external(state, es);
 	if (!es->timing)
 		return;
 	ExplainPropertyFloat("Key Build Time", "ms", state->key_ms, 3, es);
 	ExplainPropertyFloat("Sort Time", "ms", state->sort_ms, 3, es);
 	ExplainPropertyFloat("Tie Pass Time", "ms", state->tie_ms, 3, es);
+	if (state->spilled)
+		ExplainPropertyFloat("Merge Time", "ms", state->merge_ms, 3, es);
 	/* the node's time outside reading and sorting went to handing out rows */
 	if (node->ss.ps.instrument != NULL)
 		ExplainPropertyFloat("Emit Time", "ms",

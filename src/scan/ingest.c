@@ -676,7 +676,7 @@ prefetch_for_write(const BitonicIngest *ingest, const StageBuffer *buf, size_t a
 /*
  * A row too large to stage: place every staged row, then this one; false,
  * placing nothing more, when the store cannot name them (the caller spills
- * and gives the row to tuplesort).
+ * and the row starts the next run).
  */
 static bool
 place_large_row(BitonicScanState *state, TupleTableSlot *slot, uint64 key, bool isnull)
@@ -769,8 +769,8 @@ stage_row(BitonicScanState *state, TupleTableSlot *slot, const BitonicRowSource 
 /*
  * Take one input row: key it and stage it, handing the buffer to the worker
  * when full; false, the row not taken, when the rows have outgrown
- * work_mem or the store can name no more (the caller spills and gives the
- * row to tuplesort).
+ * work_mem or the store can name no more (the caller spills, and the
+ * row starts the next run).
  */
 bool
 BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
@@ -868,7 +868,10 @@ BitonicIngestPage(BitonicScanState *state, const BitonicHeapPage *page)
 	return true;
 }
 
-/* Give stage a copy of one staged row (BitonicRowCopy's bytes). */
+/*
+ * Give stage a copy of one staged row (BitonicRowCopy's bytes); the node
+ * no longer counts it among its rows.
+ */
 static void
 hand_over_row(BitonicScanState *state, const char *bytes, uint32 len, Tuplestorestate *stage)
 {
@@ -878,6 +881,8 @@ hand_over_row(BitonicScanState *state, const char *bytes, uint32 len, Tuplestore
 	ExecStoreMinimalTuple(copy, state->slot, true);
 	tuplestore_puttupleslot(stage, state->slot);
 	ExecClearTuple(state->slot);
+	Assert(state->ntuples > 0);
+	state->ntuples--;
 }
 
 /* Give the rows of a staged page from its row `row` on to stage, in order. */
@@ -902,9 +907,10 @@ hand_over_page(BitonicScanState *state, const StagedPage *sp, int row, Tuplestor
 }
 
 /*
- * A spill has begun: give the rows still staged, in the order staged, to
- * stage (before the store's: tuplesort keeps no input order) and stop the
- * worker.
+ * The rows outgrow work_mem: give the rows still staged, in the order
+ * staged, to stage (they were read after every placed row, and start the
+ * next run of the external sort) and stop the worker; the placed rows are
+ * then sorted as at the end of the input.
  */
 void
 BitonicIngestHandOver(BitonicScanState *state, Tuplestorestate *stage)

@@ -9,6 +9,7 @@
 #include "bitonic_sort.h"
 #include "core/key_ranges.h"
 #include "scan/plan.h"
+#include "scan/runs.h"
 #include "scan/store.h"
 
 #include "nodes/execnodes.h"
@@ -35,11 +36,12 @@ typedef enum BitonicScanPhase
 {
 	BITONIC_PHASE_EMPTY,		/* nothing read yet */
 	BITONIC_PHASE_SORTED,		/* sorted in memory by key/pointer pairs */
-	BITONIC_PHASE_SPILLED		/* handed to tuplesort, which sorted them */
+	BITONIC_PHASE_EXTERNAL		/* sorted in runs on disk, being merged (runs.c) */
 } BitonicScanPhase;
 
 struct BitonicHeapRead;
 struct BitonicIngest;
+struct BitonicRuns;
 struct BitonicValues;
 struct BitonicWindow;
 
@@ -87,16 +89,21 @@ typedef struct BitonicScanState
 	struct BitonicHeapRead *heap;	/* the input's table pages read by the node, or NULL (heap_read.c) */
 	size_t		mem_limit;		/* bytes the rows may take before the node spills */
 
-	/* spill */
-	Tuplesortstate *tuplesort;
-	MemoryContext spill_cxt;	/* the tuplesort's and its stage's (spill.c), or NULL */
+	/* external sort */
+	struct BitonicRuns *runs;	/* runs on disk of the current sort, or NULL (runs.c) */
+	size_t		runs_bytes;		/* their memory, and the write buffer of the next */
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
-	size_t		spill_peak_bytes;	/* the spill's tuplesort's memory, at most (spill.c) */
+	uint32		runs_written;	/* external sort: runs written from memory, by the last rescan */
+	uint32		merge_passes;	/* merges a row went through, at most */
+	uint32		merge_order;	/* runs merged at once, at most */
+	int64		disk_bytes;		/* temporary file space of the runs, at most */
 	size_t		pool_peak_bytes;	/* huge page pool memory mapped, at most */
+	size_t		reused_from;	/* BitonicKeptReused() when the current sort began */
 	size_t		reused_bytes;	/* kept memory the backend took back while the node
-								 * loaded and sorted (a sort below included), all runs */
+								 * loaded and sorted (a sort below included; an
+								 * external sort's until its first run), all rescans */
 	uint32		placed_ranges;	/* key ranges rows were placed in, at most */
 	uint32		range_cuts;		/* times the ranges were cut, in all runs */
 	uint64		whole_pages;	/* heap pages staged whole (ingest.c), in all runs */
@@ -104,20 +111,22 @@ typedef struct BitonicScanState
 	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
 	double		tie_ms;
+	double		merge_ms;		/* the last run written and the merge begun (runs.c) */
 	double		load_ms;		/* from the first call until sorted, input included */
 	bool		spilled;		/* any run of this node spilled */
 } BitonicScanState;
 
 /*
  * Bytes the node holds now (tuple store, pairs, staging buffers) and will
- * need to sort them (the order); not while the worker places rows.
+ * need to sort them (the order), and the memory of the runs an external
+ * sort has written; not while the worker places rows.
  */
 static inline size_t
 BitonicScanHeldBytes(BitonicScanState *state)
 {
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
 		BitonicMultiSortBytes(&state->ms) + state->order_bytes +
-		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0);
+		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0) + state->runs_bytes;
 }
 
 /*

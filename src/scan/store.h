@@ -58,7 +58,6 @@ typedef struct BitonicTupleStore
 	uint32		slots_cap;
 	BitonicStoreBlock *blocks;
 	uint32		nblocks;
-	uint32		released;		/* blocks before this one are freed (a spill) */
 	uint32		blocks_cap;
 	size_t		bytes;			/* bytes of all blocks */
 	size_t		limit;			/* bytes no new block takes the store past; 0: none */
@@ -73,13 +72,6 @@ typedef struct BitonicTupleStore
 	MemoryContext prefaulter_cxt;	/* child of cxt with prefaulter_guard, or NULL */
 	BitonicRowLayout layout;	/* of the rows formed from virtual slots */
 } BitonicTupleStore;
-
-/* Position of a walk over the store in input order. */
-typedef struct BitonicStoreIter
-{
-	uint32		block;
-	size_t		offset;
-} BitonicStoreIter;
 
 /* The row named by a locator. */
 static inline MinimalTuple
@@ -104,8 +96,5 @@ extern bool BitonicStoreAddBytes(BitonicTupleStore *store, int stream, const cha
 								 size_t len, uint32 *locator);
 extern bool BitonicStorePlace(BitonicTupleStore *store, int stream, const char *bytes,
 							  size_t len, bool may_grow, uint32 *locator);
-extern MinimalTuple BitonicStoreNext(const BitonicTupleStore *store,
-									 BitonicStoreIter *iter);
-extern void BitonicStoreRelease(BitonicTupleStore *store, uint32 upto);
 
 #endif							/* BITONIC_SCAN_STORE_H */

@@ -11,8 +11,8 @@
  * equal values, so no order of ties can be seen.  `SELECT DISTINCT a`, and
  * `SELECT a … ORDER BY a`, take this path.
  *
- * Past work_mem the values read so far go to tuplesort, as rows, and the
- * rest of the input with them (the executor's spill, spill.c).
+ * Past work_mem the values read so far are sorted and written out as a
+ * run of the node's external sort (runs.c), and the next run begins.
  */
 #include "scan/values.h"
 
@@ -79,7 +79,7 @@ BitonicValuesForget(BitonicScanState *state)
 
 /*
  * Take one input row; false, the row not taken, when the keys would
- * outgrow work_mem (the caller spills, BitonicValuesSpill).
+ * outgrow work_mem (the caller writes a run and starts the next).
  */
 bool
 BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot)
@@ -108,9 +108,13 @@ BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull)
 			(size_t) Max(Min(expected * 1.05, (double) MaxAllocHugeSize / sizeof(uint64)), 1024.0) :
 			values->cap * 2;
 
-		if (cap * sizeof(uint64) > state->mem_limit)
-			cap = Max(state->mem_limit / sizeof(uint64), values->nkeys + 1);
-		if (cap * sizeof(uint64) > state->mem_limit)
+		/* what work_mem leaves beside the runs an external sort has written */
+		size_t		room = state->mem_limit > state->runs_bytes + sizeof(uint64) ?
+			state->mem_limit - state->runs_bytes : sizeof(uint64);
+
+		if (cap * sizeof(uint64) > room)
+			cap = Max(room / sizeof(uint64), values->nkeys + 1);
+		if (cap * sizeof(uint64) > room)
 			return false;
 		values->keys = values->keys == NULL ?
 			MemoryContextAllocHuge(state->cxt, cap * sizeof(uint64)) :
@@ -120,29 +124,6 @@ BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull)
 	}
 	values->keys[values->nkeys++] = (uint64) DatumGetInt64(value) ^ values->xor;
 	return true;
-}
-
-/*
- * Give back the memory of every key from item `items` of the order on
- * (NULLs first count as items; a spill has handed those keys on).
- */
-static void
-shrink_keys(BitonicValues *values, size_t items)
-{
-	size_t		key_from = values->nulls_first ? values->nnulls : 0;
-	size_t		keep = items > key_from ? Min(items - key_from, values->nkeys) : 0;
-
-	if (values->keys == NULL || keep >= values->cap || values->cap - keep < 65536)
-		return;
-	if (keep == 0)
-	{
-		pfree(values->keys);
-		values->keys = NULL;
-	}
-	else
-		values->keys = repalloc_huge(values->keys, keep * sizeof(uint64));
-	values->cap = keep;
-	values->nkeys = Min(values->nkeys, keep);
 }
 
 /* Store item i of the sorted order (NULLs first or last) in the values' slot. */
@@ -164,28 +145,6 @@ store_item(BitonicValues *values, size_t i)
 		slot->tts_isnull[0] = false;
 	}
 	return ExecStoreVirtualTuple(slot);
-}
-
-/*
- * The values read so far, as rows, into stage (the node spills), last
- * first, the keys' memory shrinking behind them (equal keys are equal
- * values, so no order of them can be seen); the keys are then forgotten.
- */
-void
-BitonicValuesSpill(BitonicScanState *state, Tuplestorestate *stage)
-{
-	BitonicValues *values = state->values;
-	size_t		n = values->nkeys + values->nnulls;
-
-	for (size_t i = n; i-- > 0;)
-	{
-		tuplestore_puttupleslot(stage, store_item(values, i));
-		if ((i & 0xffff) == 0)
-		{
-			CHECK_FOR_INTERRUPTS();
-			shrink_keys(values, i);
-		}
-	}
 }
 
 /* Sort the keys; the rows in order are then state->ntuples items. */

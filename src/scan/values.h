@@ -13,7 +13,6 @@ extern void BitonicValuesForget(BitonicScanState *state);
 extern size_t BitonicValuesBytes(BitonicScanState *state);
 extern bool BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot);
 extern bool BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull);
-extern void BitonicValuesSpill(BitonicScanState *state, Tuplestorestate *stage);
 extern void BitonicValuesSort(BitonicScanState *state);
 extern TupleTableSlot *BitonicValuesGet(BitonicScanState *state, size_t pos);
 extern TupleTableSlot *BitonicValuesNextDistinct(BitonicScanState *state);

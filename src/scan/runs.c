@@ -1,0 +1,447 @@
+/*
+ * runs.c — the external sort of a BitonicSort node.
+ *
+ * Where the rows outgrow work_mem, the node sorts what it holds with the
+ * sorter it uses in memory, and hands the rows here in order: each becomes
+ * a record of a run on a logical tape (PostgreSQL's temporary-file layer,
+ * as tuplesort's runs: temp_tablespaces, temp_file_limit, log_temp_files,
+ * the temp file statistics and the clean-up at an error apply), with the
+ * normalized key of its first sort column.  The node then frees its memory
+ * and goes on with the next run.
+ *
+ * The runs are merged by a loser tree that compares the keys, and calls the
+ * full comparators only where two keys are equal and the key is not exact
+ * (or there are more sort columns); equal rows come from the earlier run,
+ * so ties keep their input order, as in memory.  As many runs are merged
+ * at once as work_mem has read buffers for ("order"): runs are kept in a
+ * stack by level, and `order` runs of one level are merged into one of the
+ * next as soon as they are there, so the runs never outgrow the memory that
+ * names them, and each row is merged once per level (a 4 MB sort of 1 GB:
+ * one merge).  The final merge hands rows out as the node's consumer asks;
+ * where it may go backwards, mark or rewind, it goes to a tuplestore on
+ * disk instead, which serves those.
+ */
+#include "scan/runs.h"
+
+#include <math.h>
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+/* Largest read buffer of a tape in a merge. */
+#define RUNS_MAX_BUFFER ((size_t) 256 * 1024)
+
+/* Most runs merged at once. */
+#define RUNS_MAX_ORDER 2048
+
+/* Memory of the tape set and of the tape being written, besides the merge's. */
+#define RUNS_FIXED_BYTES ((size_t) 2 * BLCKSZ + 1024)
+
+/* Memory of the tuplesort of a merge that may go backwards, before it goes to disk. */
+#define RUNS_MERGED_KB 64
+
+/* Rows between interrupt checks. */
+#define RUNS_CHECK_EVERY 1024
+
+/* Memory of a reader besides its tape's buffer: its slot, its record, the tree. */
+static size_t
+reader_bytes(TupleDesc tupdesc, double row_bytes)
+{
+	return sizeof(BitonicRunReader) + sizeof(int) + sizeof(BitonicRun) +
+		MAXALIGN(sizeof(MinimalTupleTableSlot)) +
+		MAXALIGN(tupdesc->natts * (sizeof(Datum) + sizeof(bool))) +
+		2 * MAXALIGN((size_t) row_bytes) + 256;
+}
+
+/*
+ * Choose the tapes' read buffer and the merge order: a buffer that lets the
+ * runs the planner's estimate comes to be merged at once, within the
+ * memory the merge has, from one block to RUNS_MAX_BUFFER.
+ */
+static void
+plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes)
+{
+	size_t		fixed = RUNS_FIXED_BYTES + (runs->random_access ? RUNS_MERGED_KB * 1024 : 0);
+	size_t		budget = mem_limit > fixed ? mem_limit - fixed : 0;
+	size_t		per_reader = reader_bytes(runs->tupdesc, row_bytes);
+	double		expected_runs = Max(2.0, ceil(expected_bytes / Max(mem_limit * 0.6, 1.0)) + 1);
+	double		share = budget / expected_runs;
+	size_t		buffer = share > per_reader ? (size_t) share - per_reader : 0;
+
+	buffer = TYPEALIGN_DOWN(BLCKSZ, Min(buffer, RUNS_MAX_BUFFER));
+	runs->buffer_size = Max(buffer, BLCKSZ);
+	runs->order = (int) Min(budget / (runs->buffer_size + per_reader), RUNS_MAX_ORDER);
+	runs->order = Max(runs->order, 2);
+}
+
+/*
+ * Begin the external sort of a node: its comparators and key function (the
+ * node's multisort), the sort columns, the rows' descriptor, the memory the
+ * merge may take, what the planner expects the input to take, and whether
+ * the sorted rows are read backwards, marked or rewound.
+ */
+BitonicRuns *
+BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos,
+				 TupleDesc tupdesc, size_t mem_limit, double expected_bytes,
+				 double row_bytes, bool random_access, MemoryContext parent)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "bitonic_sort runs",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	BitonicRuns *runs = palloc0(sizeof(BitonicRuns));
+
+	runs->cxt = cxt;
+	runs->ms = ms;
+	runs->nkeys = nkeys;
+	runs->attnos = attnos;
+	runs->key_exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
+	runs->tupdesc = tupdesc;
+	runs->random_access = random_access;
+	plan_merge(runs, mem_limit, expected_bytes, row_bytes);
+	runs->runs_cap = 16;
+	runs->runs = palloc(sizeof(BitonicRun) * runs->runs_cap);
+	runs->tapes = LogicalTapeSetCreate(false, NULL, -1);
+	MemoryContextSwitchTo(old);
+	return runs;
+}
+
+/* Count the memory and the disk the runs take now in their peaks. */
+static void
+note_peak(BitonicRuns *runs)
+{
+	runs->peak_bytes = Max(runs->peak_bytes, MemoryContextMemAllocated(runs->cxt, true));
+	runs->disk_blocks = Max(runs->disk_blocks, (int64) LogicalTapeSetBlocks(runs->tapes));
+}
+
+/* Start a run; its rows follow in order (BitonicRunsPut). */
+void
+BitonicRunsStartRun(BitonicRuns *runs)
+{
+	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
+
+	Assert(runs->writing == NULL);
+	runs->writing = LogicalTapeCreate(runs->tapes);
+	MemoryContextSwitchTo(old);
+}
+
+/* Write the next row of the run, with its first sort column's key. */
+void
+BitonicRunsPut(BitonicRuns *runs, TupleTableSlot *slot)
+{
+	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
+	bool		isnull;
+	Datum		value = slot_getattr(slot, runs->attnos[0], &isnull);
+	uint64		key = 0;
+	bool		should_free;
+	MinimalTuple tuple;
+
+	if (!isnull && runs->ms->key_of != NULL)
+		key = BitonicMultiSortKeyOf(runs->ms, value);
+	tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
+	BitonicRunTapePut(runs->writing, key, isnull, tuple);
+	if (should_free)
+		pfree(tuple);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Whether reader a's row goes before reader b's: NULLs of the first column
+ * where its NULLs go, then the keys, then the comparators where the keys
+ * cannot tell, then the earlier run (readers are in input order).  A
+ * reader at its run's end goes after every row.
+ */
+static bool
+reader_before(const BitonicRuns *runs, int a, int b)
+{
+	const BitonicRunReader *x = &runs->readers[a];
+	const BitonicRunReader *y = &runs->readers[b];
+	int			first;
+
+	if (x->tape == NULL || y->tape == NULL)
+		return y->tape == NULL && (x->tape != NULL || a < b);
+	if (x->isnull != y->isnull)
+		return x->isnull == runs->ms->nulls_first;
+	if (!x->isnull && x->key != y->key)
+		return x->key < y->key;
+	/* both NULL, or equal exact keys: the first column is equal */
+	first = (x->isnull || runs->key_exact) ? 1 : 0;
+	for (int c = first; c < runs->nkeys; c++)
+	{
+		bool		nx,
+					ny;
+		Datum		vx = slot_getattr(x->slot, runs->attnos[c], &nx);
+		Datum		vy = slot_getattr(y->slot, runs->attnos[c], &ny);
+		int			r = ApplySortComparator(vx, nx, vy, ny, &runs->ms->ssup[c]);
+
+		if (r != 0)
+			return r < 0;
+	}
+	return a < b;
+}
+
+/* Play the subtree under node of the loser tree; its winner. */
+static int
+build_tree(BitonicRuns *runs, int node)
+{
+	int			left,
+				right;
+
+	if (node >= runs->nreaders)
+		return node - runs->nreaders;
+	left = build_tree(runs, 2 * node);
+	right = build_tree(runs, 2 * node + 1);
+	if (reader_before(runs, left, right))
+	{
+		runs->tree[node] = right;
+		return left;
+	}
+	runs->tree[node] = left;
+	return right;
+}
+
+/* Reader w has a new row (or ended): play it up the tree to the root. */
+static void
+replay(BitonicRuns *runs, int w)
+{
+	for (int node = (w + runs->nreaders) / 2; node >= 1; node /= 2)
+	{
+		if (reader_before(runs, runs->tree[node], w))
+		{
+			int			loser = w;
+
+			w = runs->tree[node];
+			runs->tree[node] = loser;
+		}
+	}
+	runs->tree[0] = w;
+}
+
+/*
+ * Read runs [first, first + n) (each tape's read buffer comes with its
+ * first read) and play the loser tree; the tapes are the readers' now.
+ */
+static void
+open_readers(BitonicRuns *runs, int first, int n)
+{
+	if (runs->readers == NULL)
+	{
+		runs->readers = palloc0(sizeof(BitonicRunReader) * runs->order);
+		runs->tree = palloc0(sizeof(int) * runs->order);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		BitonicRunReader *reader = &runs->readers[i];
+
+		if (reader->slot == NULL)
+			reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
+		reader->tape = runs->runs[first + i].tape;
+		reader->rows = 0;
+		runs->runs[first + i].tape = NULL;
+		(void) BitonicRunTapeNext(reader);
+	}
+	runs->nreaders = n;
+	runs->tree[0] = n == 1 ? 0 : build_tree(runs, 1);
+	runs->advance = false;
+	note_peak(runs);
+}
+
+/*
+ * Merge the last n runs into one run on a new tape, a level above the
+ * highest of them.
+ */
+static void
+merge_tail(BitonicRuns *runs, int n)
+{
+	int			first = runs->nruns - n;
+	int			level = 0;
+	LogicalTape *out;
+	uint64		i = 0;
+
+	for (int r = first; r < runs->nruns; r++)
+		level = Max(level, runs->runs[r].level + 1);
+	open_readers(runs, first, n);
+	out = LogicalTapeCreate(runs->tapes);
+	for (;;)
+	{
+		int			w = runs->tree[0];
+		BitonicRunReader *reader = &runs->readers[w];
+
+		if (reader->tape == NULL)
+			break;
+		BitonicRunTapePut(out, reader->key, reader->isnull, reader->tuple);
+		(void) BitonicRunTapeNext(reader);
+		replay(runs, w);
+		if ((++i % RUNS_CHECK_EVERY) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	note_peak(runs);
+	LogicalTapeRewindForRead(out, runs->buffer_size);
+	runs->runs[first].tape = out;
+	runs->runs[first].level = level;
+	runs->nruns = first + 1;
+	runs->merges++;
+}
+
+/*
+ * The run is written: rewind it for its merge (its write buffer is freed,
+ * its read buffer comes with its first read), and merge the last `order`
+ * runs where they are all of one level.
+ */
+void
+BitonicRunsEndRun(BitonicRuns *runs)
+{
+	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
+
+	note_peak(runs);
+	LogicalTapeRewindForRead(runs->writing, runs->buffer_size);
+	if (runs->nruns == runs->runs_cap)
+	{
+		runs->runs_cap *= 2;
+		runs->runs = repalloc(runs->runs, sizeof(BitonicRun) * runs->runs_cap);
+	}
+	runs->runs[runs->nruns].tape = runs->writing;
+	runs->runs[runs->nruns].level = 0;
+	runs->nruns++;
+	runs->writing = NULL;
+	runs->initial_runs++;
+	for (;;)
+	{
+		int			level = runs->runs[runs->nruns - 1].level;
+		int			same = 0;
+
+		while (same < runs->nruns && runs->runs[runs->nruns - 1 - same].level == level)
+			same++;
+		if (same < runs->order)
+			break;
+		merge_tail(runs, runs->order);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Every run is written: merge the smallest (last) runs until `order` are
+ * left, then start the final merge, or run it into a tuplestore where the
+ * rows may be read backwards, marked or rewound.
+ */
+void
+BitonicRunsFinish(BitonicRuns *runs)
+{
+	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
+	int			top = 0;
+
+	while (runs->nruns > runs->order)
+		merge_tail(runs, Min(runs->order, runs->nruns - runs->order + 1));
+	for (int r = 0; r < runs->nruns; r++)
+		top = Max(top, runs->runs[r].level);
+	runs->passes = top + (runs->nruns > 1 ? 1 : 0);
+	open_readers(runs, 0, runs->nruns);
+	if (runs->random_access)
+	{
+		uint64		i = 0;
+
+		runs->merged = tuplestore_begin_heap(true, false, RUNS_MERGED_KB);
+		/* read pointer 1 keeps the mark */
+		(void) tuplestore_alloc_read_pointer(runs->merged, 0);
+		for (;;)
+		{
+			int			w = runs->tree[0];
+			BitonicRunReader *reader = &runs->readers[w];
+
+			if (reader->tape == NULL)
+				break;
+			tuplestore_puttupleslot(runs->merged, reader->slot);
+			(void) BitonicRunTapeNext(reader);
+			replay(runs, w);
+			if ((++i % RUNS_CHECK_EVERY) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		note_peak(runs);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The next row of the sort, in slot (a minimal-tuple slot), or the slot
+ * emptied at the end; backwards only where the merge went to a tuplestore.
+ */
+TupleTableSlot *
+BitonicRunsNext(BitonicRuns *runs, bool forward, TupleTableSlot *slot)
+{
+	MemoryContext old;
+	BitonicRunReader *reader;
+
+	if (runs->merged != NULL)
+	{
+		if (!tuplestore_gettupleslot(runs->merged, forward, false, slot))
+			return ExecClearTuple(slot);
+		return slot;
+	}
+	Assert(forward);
+	old = MemoryContextSwitchTo(runs->cxt);
+	if (runs->advance)
+	{
+		int			w = runs->tree[0];
+
+		/* the slot shows the winner's record, which its next one overwrites */
+		ExecClearTuple(slot);
+		(void) BitonicRunTapeNext(&runs->readers[w]);
+		replay(runs, w);
+		runs->advance = false;
+	}
+	MemoryContextSwitchTo(old);
+	reader = &runs->readers[runs->tree[0]];
+	if (reader->tape == NULL)
+		return ExecClearTuple(slot);
+	runs->advance = true;
+	return ExecStoreMinimalTuple(reader->tuple, slot, false);
+}
+
+/* Rewind the sorted rows (a merge into a tuplestore only). */
+void
+BitonicRunsRescan(BitonicRuns *runs)
+{
+	Assert(runs->merged != NULL);
+	tuplestore_rescan(runs->merged);
+}
+
+/* Remember the position (a merge into a tuplestore only). */
+void
+BitonicRunsMark(BitonicRuns *runs)
+{
+	Assert(runs->merged != NULL);
+	tuplestore_copy_read_pointer(runs->merged, 0, 1);
+}
+
+/* Go back to the remembered position (a merge into a tuplestore only). */
+void
+BitonicRunsRestore(BitonicRuns *runs)
+{
+	Assert(runs->merged != NULL);
+	tuplestore_copy_read_pointer(runs->merged, 1, 0);
+}
+
+/* Memory the runs take now: tape set, buffers, readers, the merge's tuplestore. */
+size_t
+BitonicRunsBytes(BitonicRuns *runs)
+{
+	return MemoryContextMemAllocated(runs->cxt, true);
+}
+
+/* Free the runs: their slots, tuplestore, temporary file and memory. */
+void
+BitonicRunsEnd(BitonicRuns *runs)
+{
+	if (runs->readers != NULL)
+	{
+		for (int i = 0; i < runs->order; i++)
+		{
+			if (runs->readers[i].slot != NULL)
+				ExecDropSingleTupleTableSlot(runs->readers[i].slot);
+		}
+	}
+	if (runs->merged != NULL)
+		tuplestore_end(runs->merged);
+	LogicalTapeSetClose(runs->tapes);
+	MemoryContextDelete(runs->cxt);
+}

@@ -1,0 +1,72 @@
+/*
+ * scan/runs.h — the external sort of a BitonicSort node whose rows outgrow
+ * work_mem: runs sorted in memory, written to logical tapes with their
+ * keys, and merged on those keys (runs.c).
+ */
+#ifndef BITONIC_SCAN_RUNS_H
+#define BITONIC_SCAN_RUNS_H
+
+#include "bitonic_sort.h"
+#include "scan/run_tape.h"
+
+#include "utils/tuplestore.h"
+
+/* One run on its tape; level: how many merges its rows have been through. */
+typedef struct BitonicRun
+{
+	LogicalTape *tape;
+	int			level;
+} BitonicRun;
+
+/* The runs of one sort, and their merge. */
+typedef struct BitonicRuns
+{
+	MemoryContext cxt;			/* tapes, buffers, readers and the merge's state */
+	LogicalTapeSet *tapes;
+	const BitonicMultiSort *ms; /* the node's: comparators, key function, NULL order */
+	int			nkeys;
+	const AttrNumber *attnos;
+	bool		key_exact;		/* equal keys are equal first columns */
+	TupleDesc	tupdesc;
+
+	BitonicRun *runs;			/* in input order (ties go to the earlier run) */
+	int			nruns;
+	int			runs_cap;
+	LogicalTape *writing;		/* the run being written, or NULL */
+
+	size_t		buffer_size;	/* read buffer of each tape in a merge */
+	int			order;			/* most runs merged at once */
+
+	BitonicRunReader *readers;	/* one per run of the merge, slots made once */
+	int			nreaders;
+	int		   *tree;			/* loser tree: tree[0] the winner, tree[1..] losers */
+	bool		advance;		/* the winner's row was handed out: read its next first */
+
+	bool		random_access;	/* the final merge goes to a tuplestore */
+	Tuplestorestate *merged;	/* that tuplestore, or NULL */
+
+	/* for EXPLAIN ANALYZE */
+	int			initial_runs;	/* runs written from memory */
+	int			merges;			/* merges to a tape before the final one */
+	int			passes;			/* most merges a row goes through, the final one included */
+	int64		disk_blocks;	/* blocks of the tape set, at most */
+	size_t		peak_bytes;		/* memory of cxt, at most */
+} BitonicRuns;
+
+extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
+									 const AttrNumber *attnos, TupleDesc tupdesc,
+									 size_t mem_limit, double expected_bytes,
+									 double row_bytes, bool random_access,
+									 MemoryContext parent);
+extern void BitonicRunsStartRun(BitonicRuns *runs);
+extern void BitonicRunsPut(BitonicRuns *runs, TupleTableSlot *slot);
+extern void BitonicRunsEndRun(BitonicRuns *runs);
+extern void BitonicRunsFinish(BitonicRuns *runs);
+extern TupleTableSlot *BitonicRunsNext(BitonicRuns *runs, bool forward, TupleTableSlot *slot);
+extern void BitonicRunsRescan(BitonicRuns *runs);
+extern void BitonicRunsMark(BitonicRuns *runs);
+extern void BitonicRunsRestore(BitonicRuns *runs);
+extern size_t BitonicRunsBytes(BitonicRuns *runs);
+extern void BitonicRunsEnd(BitonicRuns *runs);
+
+#endif							/* BITONIC_SCAN_RUNS_H */
