@@ -242,6 +242,7 @@ typedef struct BitonicMultiSort
 	BitonicRegion *split_region;
 	size_t		split_cap;		/* pairs the room holds */
 	struct bs_prefaulter *prefaulter;	/* may be faulting in the pairs or the room, or NULL */
+	bool		grow_by_quarter;	/* the pairs grow by a quarter, not by doubling */
 } BitonicMultiSort;
 
 extern void BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,

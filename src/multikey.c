@@ -258,7 +258,11 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 
 	if (total <= ms->pairs_cap)
 		return;
-	ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
+	/* a bounded sort grows its pairs by a quarter: a doubling would pass its bound */
+	if (ms->grow_by_quarter && ms->pairs_cap > 0)
+		ms->pairs_cap = grown_capacity(0, Max(total, ms->pairs_cap + ms->pairs_cap / 4));
+	else
+		ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
 	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), BITONIC_PAGES_SMALL, &region);
 	if (ms->npairs > 0)
 		memcpy(pairs, pairs_memory(ms), ms->npairs * pair_size(ms));

@@ -289,6 +289,20 @@ count_runs_bytes(BitonicScanState *state)
 	state->runs_bytes = BitonicRunsBytes(state->runs) + BLCKSZ;
 }
 
+/*
+ * What the rows, pairs and order of the sort may take: work_mem, less, in
+ * an external sort (or where one is expected), the room a run's sort takes
+ * past what is counted while rows come in (the last batch's pairs, the
+ * pairs' growth, the order): an eighth of it.
+ */
+static size_t
+rows_limit(BitonicScanState *state, bool external)
+{
+	size_t		limit = (size_t) work_mem * 1024;
+
+	return external ? limit - limit / 8 : limit;
+}
+
 /* Start the external sort: the rows held will be its first run. */
 static void
 begin_runs(BitonicScanState *state)
@@ -301,9 +315,38 @@ begin_runs(BitonicScanState *state)
 								   BitonicScanInputRows(state) * row_bytes, row_bytes,
 								   state->random_access, MemoryContextGetParent(state->cxt));
 	state->spilled = true;
+	state->mem_limit = rows_limit(state, true);
+	state->ms.grow_by_quarter = true;
 	/* kept memory taken back counts until here: the runs take back their own */
 	state->reused_bytes += BitonicKeptReused() - state->reused_from;
 	count_runs_bytes(state);
+}
+
+/*
+ * Write the row the in-memory order hands out next to the run: a stored
+ * row as it is stored, its first sort column read from it; a value (keys
+ * alone) as a row of its one column.
+ */
+static void
+put_run_row(BitonicScanState *state, TupleTableSlot *slot)
+{
+	bool		isnull;
+	Datum		value;
+	MinimalTuple tuple;
+
+	if (state->values == NULL)
+	{
+		uint32		locator = state->order[state->pos];
+
+		tuple = BitonicStoreGet(&state->store, locator);
+		value = stored_attr(state, locator, state->keys.attnos[0], &isnull);
+		BitonicRunsPut(state->runs, tuple, value, isnull);
+		return;
+	}
+	value = slot_getattr(slot, 1, &isnull);
+	tuple = ExecCopySlotMinimalTuple(slot);
+	BitonicRunsPut(state->runs, tuple, value, isnull);
+	pfree(tuple);
 }
 
 /*
@@ -333,7 +376,7 @@ write_run(BitonicScanState *state)
 		slot = next_sorted_row(state, true);
 		if (TupIsNull(slot))
 			break;
-		BitonicRunsPut(state->runs, slot);
+		put_run_row(state, slot);
 		if ((++i % 4096) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -734,7 +777,9 @@ load_and_sort(BitonicScanState *state)
 	instr_time	t0,
 				t1;
 
-	state->mem_limit = (size_t) work_mem * 1024;
+	state->mem_limit = rows_limit(state, BitonicScanInputRows(state) *
+								  ROW_BYTES_ESTIMATE(child->plan->plan_width) >
+								  (double) work_mem * 1024.0);
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();
 	state->reused_from = BitonicKeptReused();

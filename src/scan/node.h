@@ -118,15 +118,18 @@ typedef struct BitonicScanState
 
 /*
  * Bytes the node holds now (tuple store, pairs, staging buffers) and will
- * need to sort them (the order), and the memory of the runs an external
- * sort has written; not while the worker places rows.
+ * need to sort them (the order); in an external sort, the memory of the
+ * runs written, and the sorter's scratch, as large as the pairs (a run's
+ * pairs are sorted whole, on all threads); not while the worker places
+ * rows.
  */
 static inline size_t
 BitonicScanHeldBytes(BitonicScanState *state)
 {
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
 		BitonicMultiSortBytes(&state->ms) + state->order_bytes +
-		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0) + state->runs_bytes;
+		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0) + state->runs_bytes +
+		(state->runs != NULL ? state->ms.npairs * sizeof(bs_pair64) : 0);
 }
 
 /*

@@ -10,7 +10,11 @@
 
 #include "utils/memutils.h"
 
-/* Append a row and its key (or the first column's NULL) to a tape being written. */
+/*
+ * Append a row and its key (or the first column's NULL) to a tape being
+ * written: the key, the row's length with the NULL flag, and the row from
+ * its infomask on (its length word and padding are not written).
+ */
 void
 BitonicRunTapePut(LogicalTape *tape, uint64 key, bool isnull, MinimalTuple tuple)
 {
@@ -24,8 +28,9 @@ BitonicRunTapePut(LogicalTape *tape, uint64 key, bool isnull, MinimalTuple tuple
 	Assert(tuple->t_len < RUN_RECORD_NULL);
 	header.key = key;
 	header.len = tuple->t_len | (isnull ? RUN_RECORD_NULL : 0);
-	LogicalTapeWrite(tape, &header, sizeof(uint64) + sizeof(uint32));
-	LogicalTapeWrite(tape, (char *) tuple + sizeof(uint32), tuple->t_len - sizeof(uint32));
+	LogicalTapeWrite(tape, &header, RUN_RECORD_HEADER);
+	LogicalTapeWrite(tape, (char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
+					 tuple->t_len - MINIMAL_TUPLE_DATA_OFFSET);
 }
 
 /* ERROR for a tape that ends inside a record. */
@@ -39,17 +44,21 @@ report_short_read(void)
 
 /*
  * Read the reader's next record into its buffer (grown as needed, in the
- * current memory context) and show it in its slot; false at the end of
- * the run, the tape closed and the buffer freed.
+ * current memory context), shown in its slot where the merge compares
+ * rows; false at the end of the run, the tape closed and the buffer freed.
  */
 bool
 BitonicRunTapeNext(BitonicRunReader *reader)
 {
-	uint64		key;
-	uint32		len;
+	struct
+	{
+		uint64		key;
+		uint32		len;
+	}			header;
 	size_t		got;
+	uint32		len;
 
-	got = LogicalTapeRead(reader->tape, &key, sizeof(key));
+	got = LogicalTapeRead(reader->tape, &header, RUN_RECORD_HEADER);
 	if (got == 0)
 	{
 		LogicalTapeClose(reader->tape);
@@ -62,12 +71,11 @@ BitonicRunTapeNext(BitonicRunReader *reader)
 		reader->tuple = NULL;
 		return false;
 	}
-	if (got != sizeof(key) ||
-		LogicalTapeRead(reader->tape, &len, sizeof(len)) != sizeof(len))
+	if (got != RUN_RECORD_HEADER)
 		report_short_read();
-	reader->key = key;
-	reader->isnull = (len & RUN_RECORD_NULL) != 0;
-	len &= ~RUN_RECORD_NULL;
+	reader->key = header.key;
+	reader->isnull = (header.len & RUN_RECORD_NULL) != 0;
+	len = header.len & ~RUN_RECORD_NULL;
 	if (len > reader->buf_size)
 	{
 		size_t		size = Max(len, Max(reader->buf_size * 2, 256));
@@ -80,10 +88,11 @@ BitonicRunTapeNext(BitonicRunReader *reader)
 	}
 	reader->tuple = (MinimalTuple) reader->buf;
 	reader->tuple->t_len = len;
-	if (LogicalTapeRead(reader->tape, reader->buf + sizeof(uint32), len - sizeof(uint32)) !=
-		len - sizeof(uint32))
+	if (LogicalTapeRead(reader->tape, reader->buf + MINIMAL_TUPLE_DATA_OFFSET,
+						len - MINIMAL_TUPLE_DATA_OFFSET) != len - MINIMAL_TUPLE_DATA_OFFSET)
 		report_short_read();
-	ExecStoreMinimalTuple(reader->tuple, reader->slot, false);
+	if (reader->compare_rows)
+		ExecStoreMinimalTuple(reader->tuple, reader->slot, false);
 	reader->rows++;
 	return true;
 }

@@ -13,9 +13,11 @@
 
 /*
  * One record on a tape: the key, the row's length with the NULL flag in
- * its top bit, then the minimal tuple's bytes after its length word.
+ * its top bit (RUN_RECORD_HEADER bytes), then the minimal tuple's bytes
+ * from its infomask on.
  */
 #define RUN_RECORD_NULL ((uint32) 1 << 31)
+#define RUN_RECORD_HEADER (sizeof(uint64) + sizeof(uint32))
 
 /* A run being read: its current record, and the slot that shows it. */
 typedef struct BitonicRunReader
@@ -27,6 +29,7 @@ typedef struct BitonicRunReader
 	char	   *buf;
 	size_t		buf_size;
 	TupleTableSlot *slot;		/* the row, for the comparators */
+	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
 	int64		rows;			/* records read so far */
 } BitonicRunReader;
 

@@ -125,23 +125,19 @@ BitonicRunsStartRun(BitonicRuns *runs)
 	MemoryContextSwitchTo(old);
 }
 
-/* Write the next row of the run, with its first sort column's key. */
+/*
+ * Write the next row of the run, with the key of its first sort column's
+ * value (or its NULL).
+ */
 void
-BitonicRunsPut(BitonicRuns *runs, TupleTableSlot *slot)
+BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 {
 	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
-	bool		isnull;
-	Datum		value = slot_getattr(slot, runs->attnos[0], &isnull);
 	uint64		key = 0;
-	bool		should_free;
-	MinimalTuple tuple;
 
 	if (!isnull && runs->ms->key_of != NULL)
 		key = BitonicMultiSortKeyOf(runs->ms, value);
-	tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
 	BitonicRunTapePut(runs->writing, key, isnull, tuple);
-	if (should_free)
-		pfree(tuple);
 	MemoryContextSwitchTo(old);
 }
 
@@ -235,6 +231,8 @@ open_readers(BitonicRuns *runs, int first, int n)
 
 		if (reader->slot == NULL)
 			reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
+		/* one column with an exact key: the keys alone decide */
+		reader->compare_rows = !(runs->key_exact && runs->nkeys == 1);
 		reader->tape = runs->runs[first + i].tape;
 		reader->rows = 0;
 		runs->runs[first + i].tape = NULL;
@@ -350,7 +348,8 @@ BitonicRunsFinish(BitonicRuns *runs)
 
 			if (reader->tape == NULL)
 				break;
-			tuplestore_puttupleslot(runs->merged, reader->slot);
+			tuplestore_puttupleslot(runs->merged,
+									ExecStoreMinimalTuple(reader->tuple, reader->slot, false));
 			(void) BitonicRunTapeNext(reader);
 			replay(runs, w);
 			if ((++i % RUNS_CHECK_EVERY) == 0)

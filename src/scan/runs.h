@@ -59,7 +59,7 @@ extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 double row_bytes, bool random_access,
 									 MemoryContext parent);
 extern void BitonicRunsStartRun(BitonicRuns *runs);
-extern void BitonicRunsPut(BitonicRuns *runs, TupleTableSlot *slot);
+extern void BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull);
 extern void BitonicRunsEndRun(BitonicRuns *runs);
 extern void BitonicRunsFinish(BitonicRuns *runs);
 extern TupleTableSlot *BitonicRunsNext(BitonicRuns *runs, bool forward, TupleTableSlot *slot);
