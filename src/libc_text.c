@@ -33,10 +33,13 @@
 /*
  * A copy's place: block number in the high bits, offset in the block in
  * 2-byte units in the low ones.  Copies start at even offsets below 4 MB,
- * so 2048 blocks can be named: shared blocks of 4 MB, and a block of its
- * own for each string over 1 MB (a shared block then wastes less than 1 MB
- * at its end).  That is 2 GB of text at the least (strings just over
- * 1 MB), over 6 GB of short strings; beyond, the caller sorts another way.
+ * so 2048 blocks can be named: shared blocks of up to 4 MB (64 bytes a
+ * string of the sort, 64 kB at least: a small sort, an external sort's run,
+ * takes no 4 MB), and a block of its own for each string over 1 MB or over
+ * a shared block (a shared block then wastes less than 1 MB at its end).
+ * That is 2 GB of text at the least for sorts of 64k strings and more
+ * (strings just over 1 MB), over 6 GB of short strings; beyond, the caller
+ * sorts another way.
  */
 #define ARENA_BLOCK_BYTES ((size_t) 4 << 20)
 #define ARENA_OWN_BLOCK_BYTES ((size_t) 1 << 20)
@@ -56,7 +59,8 @@ typedef struct TextArena
 	char	  **blocks;
 	size_t		nblocks;
 	size_t		shared;			/* block number of the shared block being filled */
-	size_t		used;			/* bytes used in it (ARENA_BLOCK_BYTES: none yet) */
+	size_t		used;			/* bytes used in it (block_bytes: none yet) */
+	size_t		block_bytes;	/* size of a shared block: ARENA_BLOCK_BYTES at most */
 } TextArena;
 
 /* What the comparator needs: the column's order and the arena. */
@@ -100,22 +104,24 @@ arena_copy(TextArena *arena, const char *src, uint32 len, uint32 *ref,
 		   const bs_hooks *hooks)
 {
 	size_t		need = arena_need(len);
+	/* a string larger than a shared block (or than ARENA_OWN_BLOCK_BYTES) gets a block of its own */
+	bool		own = need > Min(ARENA_OWN_BLOCK_BYTES, arena->block_bytes);
 	size_t		offset = 0;
 	int			block;
 	char	   *dst;
 
-	if (need > ARENA_OWN_BLOCK_BYTES)
+	if (own)
 		block = arena_new_block(arena, need, hooks);
-	else if (ARENA_BLOCK_BYTES - arena->used >= need)
+	else if (arena->block_bytes - arena->used >= need)
 		block = (int) arena->shared;
-	else if ((block = arena_new_block(arena, ARENA_BLOCK_BYTES, hooks)) >= 0)
+	else if ((block = arena_new_block(arena, arena->block_bytes, hooks)) >= 0)
 	{
 		arena->shared = (size_t) block;
 		arena->used = 0;
 	}
 	if (block < 0)
 		return false;
-	if (need <= ARENA_OWN_BLOCK_BYTES)
+	if (!own)
 	{
 		offset = arena->used;
 		arena->used += need;
@@ -268,7 +274,9 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	const bs_hooks *hooks = BitonicCoreHooks();
 	TextRecord *records = hooks->alloc(Max(n, 1) * sizeof(TextRecord), hooks->arg);
-	TextSortJob job = {lt, {palloc(ARENA_MAX_BLOCKS * sizeof(char *)), 0, 0, ARENA_BLOCK_BYTES}};
+	/* shared blocks sized to the sort: 64 bytes a string, from 64 kB to ARENA_BLOCK_BYTES */
+	size_t		block_bytes = Min(Max(n * 64, (size_t) 64 * 1024), ARENA_BLOCK_BYTES);
+	TextSortJob job = {lt, {palloc(ARENA_MAX_BLOCKS * sizeof(char *)), 0, 0, block_bytes, block_bytes}};
 	bool		fits = true;
 	bs_status	status;
 

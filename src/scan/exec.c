@@ -315,6 +315,7 @@ begin_runs(BitonicScanState *state)
 								   BitonicScanInputRows(state) * row_bytes, row_bytes,
 								   state->random_access, MemoryContextGetParent(state->cxt));
 	state->spilled = true;
+	state->external = true;
 	state->mem_limit = rows_limit(state, true);
 	state->ms.grow_by_quarter = true;
 	/* kept memory taken back counts until here: the runs take back their own */
@@ -505,15 +506,19 @@ static void
 sort_in_memory(BitonicScanState *state)
 {
 	size_t		sorting;
+	size_t		items;
 
 	BitonicStoreFinish(&state->store);
 	key_batch(state);
-	/* while sorting: the store, the pairs and the order (BitonicMultiSortBytes) */
-	sorting = BitonicScanHeldBytes(state);
+	/* while sorting: the store, the pairs and the order (BitonicMultiSortBytes), not the room for scratch */
+	sorting = BitonicScanHeldBytes(state) - BitonicScanScratchRoom(state);
+	items = state->ms.npairs + state->ms.nnulls;
 	state->peak_bytes = Max(state->peak_bytes, sorting);
 	state->order = BitonicMultiSortRun(&state->ms, fetch_column, state);
 	/* and the sorters' scratch memory */
 	state->peak_bytes = Max(state->peak_bytes, sorting + state->ms.scratch_bytes);
+	if (state->external && items > 0)
+		state->scratch_per_row = (double) state->ms.scratch_bytes / (double) items;
 	state->sort_ms += state->ms.sort_ms;
 	state->sort_parts = Max(state->sort_parts, state->ms.sort_parts);
 	state->tie_ms += state->ms.tie_ms;
@@ -777,9 +782,10 @@ load_and_sort(BitonicScanState *state)
 	instr_time	t0,
 				t1;
 
-	state->mem_limit = rows_limit(state, BitonicScanInputRows(state) *
-								  ROW_BYTES_ESTIMATE(child->plan->plan_width) >
-								  (double) work_mem * 1024.0);
+	state->external = BitonicScanInputRows(state) * ROW_BYTES_ESTIMATE(child->plan->plan_width) >
+		(double) work_mem * 1024.0;
+	state->mem_limit = rows_limit(state, state->external);
+	state->scratch_per_row = 0;
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();
 	state->reused_from = BitonicKeptReused();

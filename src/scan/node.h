@@ -92,6 +92,8 @@ typedef struct BitonicScanState
 	/* external sort */
 	struct BitonicRuns *runs;	/* runs on disk of the current sort, or NULL (runs.c) */
 	size_t		runs_bytes;		/* their memory, and the write buffer of the next */
+	bool		external;		/* the sort is external, or the planner expects it to be */
+	double		scratch_per_row;	/* the sorters' scratch per row in the last run, or 0 */
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
@@ -117,11 +119,28 @@ typedef struct BitonicScanState
 } BitonicScanState;
 
 /*
+ * Room an external sort keeps for the sorters' scratch while a run's rows
+ * come in: what the last run's sort took per row, or before one, as much
+ * as the sort holds (a run's pairs are sorted whole on all threads, with
+ * scratch as large), five times that for the strcoll sort (its records,
+ * their merge and the strings' copies); none for a sort in memory.
+ */
+static inline size_t
+BitonicScanScratchRoom(BitonicScanState *state)
+{
+	const BitonicMultiSort *ms = &state->ms;
+
+	if (!state->external)
+		return 0;
+	if (state->scratch_per_row > 0)
+		return (size_t) (state->scratch_per_row * (double) (ms->npairs + ms->nnulls));
+	return BitonicMultiSortBytes(ms) * (ms->kind == BITONIC_KIND_CONSTANT ? 5 : 1);
+}
+
+/*
  * Bytes the node holds now (tuple store, pairs, staging buffers) and will
- * need to sort them (the order); in an external sort, the memory of the
- * runs written, and the sorter's scratch, as large as the pairs (a run's
- * pairs are sorted whole, on all threads); not while the worker places
- * rows.
+ * need to sort them (the order), with an external sort's runs and room for
+ * scratch; not while the worker places rows.
  */
 static inline size_t
 BitonicScanHeldBytes(BitonicScanState *state)
@@ -129,7 +148,7 @@ BitonicScanHeldBytes(BitonicScanState *state)
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
 		BitonicMultiSortBytes(&state->ms) + state->order_bytes +
 		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0) + state->runs_bytes +
-		(state->runs != NULL ? state->ms.npairs * sizeof(bs_pair64) : 0);
+		BitonicScanScratchRoom(state);
 }
 
 /*

@@ -1,0 +1,233 @@
+-- The external sort (runs.c): past work_mem the node writes sorted runs to
+-- temporary files with each row's normalized key and merges them.  Rows
+-- and order equal to the native Sort's (bitonic_sort.enable off) for every
+-- key type and option at work_mem 64kB, 1MB and 4MB, with the node shown
+-- external in EXPLAIN; the same below a window, DISTINCT, GROUP BY and a
+-- merge join; scroll cursors, mark/restore and rescans; cancel,
+-- temp_file_limit, no temporary file left; Peak Memory within work_mem.
+CREATE EXTENSION IF NOT EXISTS bitonic_sort;
+SET bitonic_sort.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+CREATE COLLATION ext_en (provider = libc, locale = 'en_US.utf8');
+-- 40,000 rows of about 170 bytes (6.5 MB): every work_mem below spills;
+-- id is the input order (the heap is read front to back)
+CREATE TABLE ext AS
+SELECT i AS id,
+  CASE WHEN i % 17 = 0 THEN NULL ELSE (hashint4(i) % 1000)::int4 END AS i4,
+  CASE WHEN i % 19 = 0 THEN NULL ELSE (hashint4(i + 1) % 50000)::int8 * 1000003 END AS i8,
+  CASE i % 29 WHEN 0 THEN NULL WHEN 1 THEN 'NaN' WHEN 2 THEN 'Infinity' WHEN 3 THEN '-Infinity'
+    WHEN 4 THEN '-0' WHEN 5 THEN '0' ELSE (hashint4(i + 2) % 2000) / 8.0 END::float8 AS f8,
+  CASE WHEN i % 23 = 0 THEN NULL WHEN i % 31 = 1 THEN 'NaN' ELSE round((hashint4(i + 3) % 100000) / 7.0, 3) END::numeric AS n,
+  CASE WHEN i % 13 = 0 THEN NULL ELSE (ARRAY['apple', 'Apple', 'banana', 'b', 'B', '', 'éclair', 'eclair', 'zebra', 'a b'])[1 + abs(hashint4(i + 4)) % 10] || substr(md5(i::text), 1, i % 5) END AS t,
+  CASE WHEN i % 11 = 0 THEN NULL ELSE date '2024-01-01' + (hashint4(i + 5) % 400) END AS d,
+  CASE WHEN i % 7 = 0 THEN NULL ELSE md5((i % 3000)::text)::uuid END AS u,
+  i % 3 = 0 AS b,
+  repeat('p', 60 + i % 40) AS pad
+FROM generate_series(1, 40000) i;
+ANALYZE ext;
+-- an int8 column of 700,000 rows (5.6 MB): sorted as keys alone
+CREATE TABLE ext_keys AS
+SELECT CASE WHEN i % 101 = 0 THEN NULL ELSE (hashint4(i) % 300000)::int8 END AS k, i AS id
+FROM generate_series(1, 700000) i;
+ANALYZE ext_keys;
+
+-- ext_check(q): the node ran (Sort disabled) and sorted externally, its
+-- rows in the native Sort's order (the query's keys end in id, or the
+-- native query given breaks ties by id: ties keep the input order)
+CREATE FUNCTION ext_check(q text, native_q text DEFAULT NULL, mem text DEFAULT NULL,
+  OUT node boolean, OUT external boolean, OUT same boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+  ours text;
+  native text;
+BEGIN
+  IF mem IS NOT NULL THEN
+    PERFORM set_config('work_mem', mem, true);
+  END IF;
+  PERFORM set_config('enable_sort', 'off', true);
+  PERFORM set_config('enable_hashagg', 'off', true);
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  plan := plan -> 0 -> 'Plan';
+  WHILE plan ->> 'Custom Plan Provider' IS DISTINCT FROM 'BitonicSort' AND plan -> 'Plans' IS NOT NULL LOOP
+    plan := plan -> 'Plans' -> 0;
+  END LOOP;
+  node := plan ->> 'Custom Plan Provider' IS NOT DISTINCT FROM 'BitonicSort';
+  external := plan ->> 'Sort Method' IS NOT DISTINCT FROM 'external merge';
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', q) INTO ours;
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  EXECUTE format('SELECT md5(string_agg(x::text, E''\n'')) FROM (%s) x', coalesce(native_q, q)) INTO native;
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  same := ours IS NOT DISTINCT FROM native;
+END $$;
+
+-- every sortable type, both directions, NULLs first and last, NaN and -0,
+-- collations C, en_US and (where built) ICU, several keys, ties
+CREATE TABLE ext_queries (label text, q text, native_q text);
+INSERT INTO ext_queries VALUES
+  ('int4', 'SELECT * FROM ext ORDER BY i4, id', NULL),
+  ('int8 desc nulls last', 'SELECT * FROM ext ORDER BY i8 DESC NULLS LAST, id', NULL),
+  ('float8 NaN -0', 'SELECT * FROM ext ORDER BY f8', 'SELECT * FROM ext ORDER BY f8, id'),
+  ('float8 desc nulls first', 'SELECT * FROM ext ORDER BY f8 DESC NULLS FIRST, id DESC', NULL),
+  ('numeric', 'SELECT * FROM ext ORDER BY n', 'SELECT * FROM ext ORDER BY n, id'),
+  ('text C', 'SELECT * FROM ext ORDER BY t COLLATE "C"', 'SELECT * FROM ext ORDER BY t COLLATE "C", id'),
+  ('text en_US desc', 'SELECT * FROM ext ORDER BY t COLLATE ext_en DESC', 'SELECT * FROM ext ORDER BY t COLLATE ext_en DESC, id'),
+  ('text default', 'SELECT * FROM ext ORDER BY t NULLS FIRST, id', NULL),
+  ('date', 'SELECT * FROM ext ORDER BY d', 'SELECT * FROM ext ORDER BY d, id'),
+  ('uuid', 'SELECT * FROM ext ORDER BY u DESC', 'SELECT * FROM ext ORDER BY u DESC, id'),
+  ('bool int4 float8', 'SELECT * FROM ext ORDER BY b, i4 DESC, f8, id', NULL),
+  ('keys alone', 'SELECT k FROM ext_keys ORDER BY k DESC', NULL),
+  ('expression', 'SELECT *, i4 % 7 AS m FROM ext ORDER BY i4 % 7, id', NULL);
+INSERT INTO ext_queries
+SELECT 'text ICU', 'SELECT * FROM ext ORDER BY t COLLATE "und-x-icu", id', NULL
+FROM pg_collation WHERE collname = 'und-x-icu';
+
+CREATE TEMP TABLE ext_results AS
+SELECT w.work_mem, q.label, c.*
+FROM (VALUES ('64kB'), ('1MB'), ('4MB')) w(work_mem), ext_queries q,
+     LATERAL ext_check(q.q, q.native_q, w.work_mem) c;
+-- the failures, if any, then the count of checks
+SELECT * FROM ext_results WHERE NOT (node AND external AND same);
+SELECT count(*) AS checks, bool_and(node AND external AND same) AS all_external_and_same FROM ext_results;
+
+-- the plan of the first node of a query, run with Sort disabled
+CREATE FUNCTION ext_plan(q text) RETURNS json LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+  PERFORM set_config('enable_sort', 'off', true);
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN plan -> 0 -> 'Plan';
+END $$;
+
+-- below a window, DISTINCT, GROUP BY and a merge join
+SET work_mem = '1MB';
+SELECT * FROM ext_check('SELECT id, i8, row_number() OVER (ORDER BY i8, id), rank() OVER (ORDER BY i8) FROM ext') AS windowed;
+SELECT * FROM ext_check('SELECT DISTINCT t COLLATE "C" FROM ext ORDER BY 1') AS distinct_text;
+SELECT * FROM ext_check('SELECT DISTINCT k FROM ext_keys ORDER BY 1') AS distinct_int8;
+SELECT * FROM ext_check('SELECT i4, count(*), sum(f8) FILTER (WHERE f8 <> ''NaN'') FROM ext GROUP BY i4 ORDER BY i4') AS group_by;
+-- the merge join's inner side is the node, external, marked and restored
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_material = off;
+SELECT p ->> 'Node Type' AS join, p -> 'Plans' -> 1 ->> 'Custom Plan Provider' AS inner_node,
+       p -> 'Plans' -> 1 ->> 'Sort Method' AS inner_method
+FROM ext_plan('SELECT a.id, b.id FROM ext_keys a JOIN ext_keys b ON a.k = b.k WHERE a.id % 100 = 0') p;
+SELECT same AS merge_join_same
+FROM ext_check('SELECT a.id, b.id FROM ext_keys a JOIN ext_keys b ON a.k = b.k WHERE a.id % 100 = 0 ORDER BY 1, 2');
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_material;
+
+-- ext_trace(q): a scroll cursor moved back and forth, absolute fetches
+CREATE FUNCTION ext_trace(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor := 'ext_c';
+  r record;
+  out text := '';
+BEGIN
+  OPEN c SCROLL FOR EXECUTE q;
+  FOR k IN 1..5 LOOP FETCH c INTO r; out := out || r::text || ';'; END LOOP;
+  FOR k IN 1..3 LOOP FETCH PRIOR FROM c INTO r; out := out || r::text || ';'; END LOOP;
+  FETCH ABSOLUTE 20000 FROM c INTO r; out := out || r::text || ';';
+  FETCH RELATIVE -7 FROM c INTO r; out := out || r::text || ';';
+  FETCH LAST FROM c INTO r; out := out || r::text || ';';
+  FETCH PRIOR FROM c INTO r; out := out || r::text || ';';
+  FETCH FIRST FROM c INTO r; out := out || r::text || ';';
+  MOVE ABSOLUTE 39990 FROM c;
+  FETCH NEXT FROM c INTO r; out := out || r::text || ';';
+  CLOSE c;
+  RETURN md5(out);
+END $$;
+CREATE FUNCTION ext_cursor_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  a text;
+  b text;
+BEGIN
+  PERFORM set_config('enable_sort', 'off', true);
+  a := ext_trace(q);
+  PERFORM set_config('bitonic_sort.enable', 'off', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  b := ext_trace(q);
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  RETURN CASE WHEN a = b THEN 'same' ELSE 'differs' END;
+END $$;
+SET work_mem = '256kB';
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) DECLARE ext_cur SCROLL CURSOR FOR SELECT id, i8 FROM ext ORDER BY i8 DESC, id;
+RESET enable_sort;
+SELECT ext_cursor_compare('SELECT id, i8 FROM ext ORDER BY i8 DESC, id') AS scroll_exact,
+       ext_cursor_compare('SELECT id, t FROM ext ORDER BY t COLLATE ext_en, id DESC') AS scroll_en_us;
+
+-- a rescan: an inner side rewound without new parameters (its merge kept
+-- in a tuplestore), and a subquery sorted again for each parameter
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT * FROM ext_check($q$SELECT g, s.id FROM generate_series(1, 3) g,
+  LATERAL (SELECT id FROM (SELECT id, i8 FROM ext ORDER BY i8 DESC, id OFFSET 0) o LIMIT 2 OFFSET 30000) s$q$) AS rewound;
+SELECT * FROM ext_check($q$SELECT g, (SELECT md5(string_agg(id::text, ',')) FROM (SELECT id FROM ext WHERE id % 3 <> g ORDER BY f8, id) s)
+  FROM generate_series(0, 2) g$q$) AS rescanned;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
+-- Peak Memory, the node's own accounting (rows, pairs, the sorters'
+-- scratch, the runs' tapes, read buffers and merge), within work_mem plus
+-- 512 kB (its first 64 kB block of rows, 1024 pairs, a buffer per merged
+-- run) at each size
+CREATE FUNCTION ext_peak_within(q text, mem text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+  PERFORM set_config('work_mem', mem, true);
+  PERFORM set_config('enable_sort', 'off', true);
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  plan := plan -> 0 -> 'Plan';
+  RETURN (plan ->> 'Spilled')::boolean AND
+         (plan ->> 'Peak Memory')::int <= (SELECT setting::int FROM pg_settings WHERE name = 'work_mem') + 512;
+END $$;
+SELECT w AS work_mem, ext_peak_within('SELECT * FROM ext ORDER BY i8, id', w) AS int8,
+       ext_peak_within('SELECT * FROM ext ORDER BY t COLLATE ext_en, id', w) AS text_en_us,
+       ext_peak_within('SELECT * FROM ext ORDER BY n, t', w) AS numeric_text,
+       ext_peak_within('SELECT k FROM ext_keys ORDER BY k', w) AS keys_alone
+FROM (VALUES ('64kB'), ('1MB'), ('4MB')) v(w);
+
+-- many runs at 64kB: runs merged by level as they come, more than one
+-- merge pass, as many runs at once as work_mem has buffers for; Disk as
+-- in the native Sort's line
+SET work_mem = '64kB';
+SELECT (p ->> 'Runs')::int > 100 AS many_runs,
+       (p ->> 'Merge Passes')::int > 1 AS several_passes,
+       (p ->> 'Merge Order')::int BETWEEN 2 AND 8 AS order_within_work_mem,
+       (p ->> 'Disk')::int > 4000 AS disk_used
+FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+-- in every format
+SET enable_sort = off;
+EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, SUMMARY OFF, FORMAT YAML) SELECT id FROM ext ORDER BY i4, id;
+RESET enable_sort;
+
+-- temp_file_limit: a clean error naming it; nothing left on disk; the
+-- next sort right
+SET work_mem = '1MB';
+SET enable_sort = off;
+SET temp_file_limit = '1MB';
+SELECT count(*) FROM (SELECT * FROM ext ORDER BY i8, id) s;
+RESET temp_file_limit;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+RESET enable_sort;
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY i8, id') AS after_temp_file_limit;
+
+-- a cancel (while runs are written and merged): a clean error, nothing
+-- left on disk, the next sort right
+SET enable_sort = off;
+SET statement_timeout = '300ms';
+SELECT count(*) FROM (SELECT e.*, g FROM ext e, generate_series(1, 40) g ORDER BY e.t COLLATE ext_en, g) s;
+RESET statement_timeout;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY t COLLATE ext_en, id') AS after_cancel;
+RESET enable_sort;
+RESET work_mem;
+DROP TABLE ext_queries;
+DROP TABLE ext_keys;
+DROP TABLE ext;
