@@ -129,7 +129,7 @@ INSERT INTO hr SELECT i, i % 11, 0, 'added', i FROM generate_series(300001, 3002
 SELECT hr_check('SELECT * FROM hr ORDER BY extra, k, id') AS dropped_and_added,
        hr_check('SELECT id, extra FROM hr ORDER BY extra DESC, id') AS missing_attribute;
 
--- past work_mem the rows go to tuplesort as the scan would give them
+-- past work_mem the rows go to the runs of the external sort as the scan would give them
 SET work_mem = '1MB';
 SELECT hr_check('SELECT * FROM hr ORDER BY k, id') AS spilled,
        hr_check('SELECT k FROM hr ORDER BY k') AS keys_alone_spilled;
@@ -215,7 +215,7 @@ RESET work_mem;
 -- backend keys its rows and stages the page (Heap Pages Whole), a page that
 -- is not all-visible row by row; NULL keys, DESC, a text key, ties in block
 -- order, and a spill that takes the rows of the pages still staged (ties
--- after a spill are tuplesort's: the checks break them by id)
+-- after a spill keep their order too; the checks break them by id)
 CREATE TABLE hr_whole (id int, k int8, pad text) WITH (autovacuum_enabled = off);
 INSERT INTO hr_whole
   SELECT i, CASE WHEN i % 41 = 0 THEN NULL ELSE (hashint4(i) % 3000)::int8 END,

@@ -44,7 +44,7 @@ BEGIN
 END $$;
 
 -- the locators run out while the ingest worker places rows: every row held,
--- staged or handed to the worker goes to tuplesort, none is lost
+-- staged or handed to the worker goes to a run of the external sort, none is lost
 SELECT * FROM bs_fault_plan('SELECT * FROM bs_fault_rows() ORDER BY k');
 SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS locators_out_placed;
 SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k DESC NULLS LAST, id') AS locators_out_placed_desc;
@@ -80,7 +80,7 @@ RESET enable_sort;
 SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS after_input_error;
 
 -- the same from a heap table: the worker copies each row out of its page,
--- which stays pinned until then.  A spill gives tuplesort the rows still in
+-- which stays pinned until then.  A spill stages the rows still in
 -- pinned pages; an error's abort drops the pins (a pin left would warn of a
 -- leak at the next commit).  The planner is told of 4M rows, so that the
 -- worker places them.

@@ -1,9 +1,8 @@
--- Past work_mem the node hands its rows to tuplesort by way of a stage on
--- disk, freeing its own memory behind them: its Peak Memory, which counts
--- the rows it holds and the stage's buffers, stays within work_mem plus a
--- small fixed amount (handing the rows to tuplesort directly held both
--- copies); the tuplesort's own is Spill Peak Memory, PostgreSQL's to bound.  The planner is misled
--- into expecting a third of the rows, so the node is chosen and spills.
+-- Past work_mem the node sorts its rows in runs that it writes to disk and
+-- merges (runs.c): its Peak Memory, which counts the rows it holds, the
+-- pairs, the sorters' scratch and the runs' buffers, stays within work_mem
+-- plus a small fixed amount.  The planner is misled into expecting a third
+-- of the rows, so the node's first run is sorted as an in-memory sort.
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SET max_parallel_workers_per_gather = 0;
 SET bitonic_sort.min_rows = 0;
@@ -14,7 +13,7 @@ CREATE TABLE spill_mem AS
   FROM generate_series(1, 300000) i;
 ANALYZE spill_mem;
 -- whether the node ran and spilled, its Peak Memory within work_mem plus
--- 512 kB (the stage's 64 kB, file buffers, the contexts' own), and rows
+-- 512 kB (the first block of rows, file buffers, the contexts' own), and rows
 -- equal to the native sort's
 CREATE FUNCTION spill_mem_check(q text) RETURNS TABLE (node boolean, spilled boolean, within_work_mem boolean, same boolean)
 LANGUAGE plpgsql AS $$
@@ -42,11 +41,11 @@ SET work_mem = '16MB';
 SELECT * FROM spill_mem_check('SELECT * FROM spill_mem WHERE (i % 7) < 10 ORDER BY f, i');
 SELECT * FROM spill_mem_check('SELECT * FROM spill_mem WHERE (i % 7) < 10 ORDER BY t COLLATE "C"');
 SELECT * FROM spill_mem_check('SELECT * FROM spill_mem WHERE (i % 7) < 10 ORDER BY g DESC NULLS LAST, i');
--- one column as keys alone: its keys' memory shrinks behind the stage
+-- one column as keys alone: its runs are written from the sorted keys
 SET work_mem = '1MB';
 SELECT * FROM spill_mem_check('SELECT a FROM spill_mem WHERE (i % 7) < 10 ORDER BY a');
 RESET work_mem;
--- the stage's and the tuplesort's temporary files are gone
+-- the runs' temporary files are gone
 SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 DROP FUNCTION spill_mem_check(text);
 DROP TABLE spill_mem;

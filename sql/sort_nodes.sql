@@ -113,7 +113,7 @@ SELECT same_rows('SELECT id, rank() OVER w, row_number() OVER w FROM sn_values W
 -- an expression of the function, and a sort of its values above the node
 EXPLAIN (COSTS OFF) SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id;
 SELECT same_order('SELECT id, 10 * row_number() OVER (ORDER BY a DESC, id) + i AS v FROM sn ORDER BY v DESC, id');
--- past work_mem the rows come from the node's tuplesort (the last row is copied)
+-- past work_mem the rows come from the node's merge of its runs (the last row is copied)
 SET work_mem = '64kB';
 SELECT same_rows('SELECT id, rank() OVER w, dense_rank() OVER w, row_number() OVER w FROM sn WINDOW w AS (PARTITION BY i ORDER BY a, id)');
 SELECT same_rows('SELECT id, row_number() OVER (PARTITION BY i ORDER BY a, id) FROM sn');
@@ -173,7 +173,7 @@ SELECT same_order('SELECT DISTINCT f FROM sn_f ORDER BY f');
 SELECT same_order('SELECT DISTINCT a FROM sn ORDER BY a DESC NULLS FIRST');
 SELECT same_order('SELECT DISTINCT ON (i) i, f, id FROM sn ORDER BY i, f DESC, id');
 SELECT same_order('SELECT DISTINCT (a % 7)::int4 AS r FROM sn ORDER BY 1');
--- past work_mem the node's tuplesort gives the rows, and the node skips the same way
+-- past work_mem the node's merge of its runs gives the rows, and the node skips the same way
 SET work_mem = '64kB';
 SELECT same_order('SELECT DISTINCT a FROM sn ORDER BY a');
 SET work_mem = '64MB';
