@@ -19,6 +19,7 @@
 #   make bench-duckdb    the ORDER BY and below-other-operators queries: native, ours and DuckDB (from npm) (BENCH_SIZES, BENCH_REPS, BENCH_QUERIES)
 #   make bench-docs      docs/benchmarks.md (tables and chart) from the results kept in docs/bench/
 #   make bench-tpch      the 22 TPC-H queries on data generated here: module off and on, alternated, results compared (BENCH_SF, BENCH_REPS, BENCH_QUERIES, BENCH_WORK_MEM)
+#   make bench-external  ORDER BY, a window and DISTINCT past work_mem (4MB, 64MB, 256MB): native (serial, 2 workers) against the external sort and the sort in memory (BENCH_ROWS, BENCH_REPS, BENCH_MEMS)
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
@@ -112,7 +113,7 @@ include $(PGXS)
 
 include mk/unit.mk
 
-.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes bench-parallel bench-sharded bench-duckdb bench-tpch bench-docs
+.PHONY: demo demo-sharded test bench bench-orderby bench-gpu bench-cancel bench-nodes bench-parallel bench-sharded bench-duckdb bench-tpch bench-external bench-docs
 demo:
 	test/scripts/demo.sh
 demo-sharded:
@@ -138,6 +139,8 @@ bench-duckdb:
 	test/scripts/bench-duckdb.sh
 bench-tpch:
 	test/scripts/bench-tpch.sh
+bench-external:
+	test/scripts/bench-external.sh
 bench-docs:
 	test/scripts/bench-render.py
 

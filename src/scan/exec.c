@@ -291,7 +291,7 @@ count_runs_bytes(BitonicScanState *state)
 
 /*
  * What the rows, pairs and order of the sort may take: work_mem, less, in
- * an external sort (or where one is expected), the room a run's sort takes
+ * an external sort, the room a run's sort takes
  * past what is counted while rows come in (the last batch's pairs, the
  * pairs' growth, the order): an eighth of it.
  */
@@ -782,9 +782,8 @@ load_and_sort(BitonicScanState *state)
 	instr_time	t0,
 				t1;
 
-	state->external = BitonicScanInputRows(state) * ROW_BYTES_ESTIMATE(child->plan->plan_width) >
-		(double) work_mem * 1024.0;
-	state->mem_limit = rows_limit(state, state->external);
+	state->external = false;
+	state->mem_limit = rows_limit(state, false);
 	state->scratch_per_row = 0;
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();

@@ -92,7 +92,7 @@ typedef struct BitonicScanState
 	/* external sort */
 	struct BitonicRuns *runs;	/* runs on disk of the current sort, or NULL (runs.c) */
 	size_t		runs_bytes;		/* their memory, and the write buffer of the next */
-	bool		external;		/* the sort is external, or the planner expects it to be */
+	bool		external;		/* the sort is external: its first run is written */
 	double		scratch_per_row;	/* the sorters' scratch per row in the last run, or 0 */
 
 	/* for EXPLAIN ANALYZE */
@@ -120,10 +120,10 @@ typedef struct BitonicScanState
 
 /*
  * Room an external sort keeps for the sorters' scratch while a run's rows
- * come in: what the last run's sort took per row, or before one, as much
- * as the sort holds (a run's pairs are sorted whole on all threads, with
- * scratch as large), five times that for the strcoll sort (its records,
- * their merge and the strings' copies); none for a sort in memory.
+ * come in: what the last run's sort took per row, or before one, a pair a
+ * row (a run's pairs are sorted whole on all threads, with scratch as
+ * large), for the strcoll sort two and the strings' copies; none for a
+ * sort in memory.
  */
 static inline size_t
 BitonicScanScratchRoom(BitonicScanState *state)
@@ -134,7 +134,8 @@ BitonicScanScratchRoom(BitonicScanState *state)
 		return 0;
 	if (state->scratch_per_row > 0)
 		return (size_t) (state->scratch_per_row * (double) (ms->npairs + ms->nnulls));
-	return BitonicMultiSortBytes(ms) * (ms->kind == BITONIC_KIND_CONSTANT ? 5 : 1);
+	return (ms->npairs + ms->nnulls) * sizeof(bs_pair64) *
+		(ms->kind == BITONIC_KIND_CONSTANT ? 2 : 1) + ms->text_bytes;
 }
 
 /*

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# test/scripts/bench-external.sh — what `make bench-external` runs: ORDER BY,
+# a window and DISTINCT on BENCH_ROWS rows of (int8, float8, md5 text,
+# int4) at work_mem 4MB, 64MB and 256MB: the native Sort (serial, and with 2
+# parallel workers: its best is the one compared) against BitonicSort's
+# external sort, alternated in the same run, with BitonicSort in memory
+# (work_mem 4GB) beside it and the node's Peak Memory, runs and merge
+# passes.  Writes tmp/bench/external.csv, kept in docs/bench.  Not a test.
+#   BENCH_ROWS=10000000   rows (default 10000000, about 1 GB)
+#   BENCH_REPS=1          alternated runs of each side, best kept (default 1)
+#   BENCH_MEMS="4MB 64MB 256MB"
+set -u
+source "$(dirname "$0")/common.sh"
+cd "$TOP"
+setup_all
+ROWS=${BENCH_ROWS:-10000000}
+REPS=${BENCH_REPS:-1}
+MEMS=${BENCH_MEMS:-4MB 64MB 256MB}
+mkdir -p tmp/bench
+
+# query LABEL SQL: its in-memory time, then each work_mem's comparison
+query() {
+	echo "SELECT (pg_temp.ext_run('$2', '4GB', 'ours')).ms AS inmem \\gset"
+	for mem in $MEMS; do
+		echo "SELECT pg_temp.ext_compare('$1', '$2', '$mem', $REPS, :inmem);"
+	done
+}
+
+{
+	echo "CREATE EXTENSION IF NOT EXISTS bitonic_sort;"
+	echo "\\i test/bench/external.sql"
+	echo "SET bitonic_sort.min_rows = 0;"
+	echo "SET jit = off;"
+	echo "CREATE TEMP TABLE bench_external (query text, work_mem text, native_serial_ms float8,"
+	echo "  native_2_workers_ms float8, native_best_ms float8, ours_ms float8, native_best_over_ours numeric,"
+	echo "  ours_in_memory_ms float8, ours_over_in_memory numeric, node text, peak_memory_kb int,"
+	echo "  runs int, merge_passes int, disk_kb int);"
+	echo "DROP TABLE IF EXISTS bench_ext;"
+	echo "CREATE TABLE bench_ext AS SELECT (random() * 1e18)::int8 AS a, random() - 0.5 AS b,"
+	echo "  md5(i::text) AS c, (random() * 2e9 - 1e9)::int4 AS d FROM generate_series(1, $ROWS) i;"
+	echo "VACUUM ANALYZE bench_ext;"
+	echo "\\o /dev/null"
+	query 'int8' 'SELECT * FROM bench_ext ORDER BY a'
+	query 'float8' 'SELECT * FROM bench_ext ORDER BY b'
+	query 'text C' 'SELECT * FROM bench_ext ORDER BY c COLLATE "C"'
+	query 'int4, float8' 'SELECT * FROM bench_ext ORDER BY d, b'
+	query 'row_number()' 'SELECT a, row_number() OVER (ORDER BY a) FROM bench_ext'
+	query 'DISTINCT int8' 'SELECT DISTINCT a FROM bench_ext'
+	echo "\\o"
+	echo "SELECT * FROM bench_external;"
+	echo "\\copy bench_external TO 'tmp/bench/external.csv' CSV HEADER"
+	echo "DROP TABLE bench_ext;"
+} | psql -X -q -v ON_ERROR_STOP=1 -P footer=off || exit 1
+test/scripts/bench-record.sh external "make bench-external" "rows=$ROWS jit=off parallel workers 0 (ours, native serial) and 2 (native)"
