@@ -74,7 +74,7 @@ OBJS = \
 	src/scan/ingest.o \
 	$(CORE_OBJS)
 
-REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_array_sort gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan heap_read order_by_differential sort_nodes sort_nodes_differential order_by_parallel order_by_locking order_by_cancel settings_superuser order_by_spill_memory order_by_external planner_unsortable_keys group_by_estimates planner_ordered_paths gpu_sort_cancel extension_scope
+REGRESS = gpu_sort_basic gpu_sort_types gpu_sort_adaptive gpu_sort_auto gpu_sort_generic gpu_sort_array_sort gpu_sort_errors bitonic_sort_info gpu_sort_cuda order_by_scan heap_read order_by_differential sort_nodes sort_nodes_differential order_by_parallel order_by_locking order_by_cancel settings_superuser order_by_external planner_unsortable_keys group_by_estimates planner_ordered_paths gpu_sort_cancel extension_scope
 
 PG_CONFIG ?= pg_config
 

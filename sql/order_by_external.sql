@@ -193,6 +193,25 @@ SELECT w AS work_mem, ext_peak_within('SELECT * FROM ext ORDER BY i8, id', w) AS
        ext_peak_within('SELECT k FROM ext_keys ORDER BY k', w) AS keys_alone
 FROM (VALUES ('64kB'), ('1MB'), ('4MB')) v(w);
 
+-- a sort the planner expects to fit (told of a third of its rows): its
+-- first run is sorted as an in-memory sort would be (rows placed by key
+-- range on the worker), the rest in runs; nothing kept from the sort
+-- before (keep_memory 0), Peak Memory within work_mem plus 512 kB
+SET bitonic_sort.keep_memory = 0;
+CREATE TABLE ext_misled AS
+  SELECT i, (i::int8 * 7919) % 1000003 AS a, ((i * 31) % 1009) / 7.0::float8 AS f,
+         md5(i::text) AS t, CASE WHEN i % 101 = 0 THEN NULL ELSE i % 1000 END AS g
+  FROM generate_series(1, 300000) i;
+ANALYZE ext_misled;
+SELECT c.*, ext_peak_within(q, mem) AS within_work_mem
+FROM (VALUES ('SELECT * FROM ext_misled WHERE (i % 7) < 10 ORDER BY f, i', '16MB'),
+             ('SELECT * FROM ext_misled WHERE (i % 7) < 10 ORDER BY t COLLATE "C"', '16MB'),
+             ('SELECT * FROM ext_misled WHERE (i % 7) < 10 ORDER BY g DESC NULLS LAST, i', '16MB'),
+             ('SELECT a FROM ext_misled WHERE (i % 7) < 10 ORDER BY a', '1MB')) v(q, mem),
+     LATERAL ext_check(q, NULL, mem) c;
+RESET bitonic_sort.keep_memory;
+DROP TABLE ext_misled;
+
 -- many runs at 64kB: runs merged by level as they come, more than one
 -- merge pass, as many runs at once as work_mem has buffers for; Disk as
 -- in the native Sort's line

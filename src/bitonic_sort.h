@@ -281,8 +281,8 @@ extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
 extern bool BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
-								BitonicFetchFn fetch, void *arg, int column,
-								bool *starts_run);
+								size_t text_bytes, BitonicFetchFn fetch, void *arg,
+								int column, bool *starts_run);
 extern double BitonicMsSince(instr_time t0);
 
 /* sort_parts.c */

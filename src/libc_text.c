@@ -33,13 +33,12 @@
 /*
  * A copy's place: block number in the high bits, offset in the block in
  * 2-byte units in the low ones.  Copies start at even offsets below 4 MB,
- * so 2048 blocks can be named: shared blocks of up to 4 MB (64 bytes a
- * string of the sort, 64 kB at least: a small sort, an external sort's run,
+ * so 2048 blocks can be named: shared blocks of up to 4 MB (as large as
+ * the sort's copies, 64 kB at least: a small sort, an external sort's run,
  * takes no 4 MB), and a block of its own for each string over 1 MB or over
  * a shared block (a shared block then wastes less than 1 MB at its end).
- * That is 2 GB of text at the least for sorts of 64k strings and more
- * (strings just over 1 MB), over 6 GB of short strings; beyond, the caller
- * sorts another way.
+ * That is 2 GB of text at the least (strings just over 1 MB), over 6 GB of
+ * short strings; beyond, the caller sorts another way.
  */
 #define ARENA_BLOCK_BYTES ((size_t) 4 << 20)
 #define ARENA_OWN_BLOCK_BYTES ((size_t) 1 << 20)
@@ -260,13 +259,14 @@ prefetch_record(const void *a, void *arg)
 }
 
 /*
- * Sort items order[0..n) (none NULL in `column`) by that column and then
- * item; starts_run, when given, marks each item whose string differs from
- * the one before it.  False, with order untouched, when the strings are
- * more than the arena can name (at the least 2 GB of them).
+ * Sort items order[0..n) (none NULL in `column`, their copies text_bytes
+ * in all: BitonicLibcTextCopyBytes) by that column and then item;
+ * starts_run, when given, marks each item whose string differs from the
+ * one before it.  False, with order untouched, when the strings are more
+ * than the arena can name (at the least 2 GB of them).
  */
 bool
-BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
+BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n, size_t text_bytes,
 					BitonicFetchFn fetch, void *arg, int column, bool *starts_run)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort text",
@@ -274,8 +274,8 @@ BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	const bs_hooks *hooks = BitonicCoreHooks();
 	TextRecord *records = hooks->alloc(Max(n, 1) * sizeof(TextRecord), hooks->arg);
-	/* shared blocks sized to the sort: 64 bytes a string, from 64 kB to ARENA_BLOCK_BYTES */
-	size_t		block_bytes = Min(Max(n * 64, (size_t) 64 * 1024), ARENA_BLOCK_BYTES);
+	/* shared blocks sized to the strings' copies, from 64 kB to ARENA_BLOCK_BYTES */
+	size_t		block_bytes = Min(Max(text_bytes, (size_t) 64 * 1024), ARENA_BLOCK_BYTES);
 	TextSortJob job = {lt, {palloc(ARENA_MAX_BLOCKS * sizeof(char *)), 0, 0, block_bytes, block_bytes}};
 	bool		fits = true;
 	bs_status	status;

@@ -531,7 +531,8 @@ sort_run_libc_text(uint32 *order, size_t len, TieContext *tc)
 	bool	   *starts = tc->ms->ncolumns > 1 ?
 		MemoryContextAllocHuge(tc->ms->cxt, len * sizeof(bool)) : NULL;
 
-	if (!BitonicLibcTextSort(&tc->ms->libc_text, order, len, tc->fetch, tc->arg, 0, starts))
+	if (!BitonicLibcTextSort(&tc->ms->libc_text, order, len, tc->ms->text_bytes,
+							 tc->fetch, tc->arg, 0, starts))
 	{
 		if (starts)
 			pfree(starts);

@@ -4,8 +4,9 @@
  * worker thread (ingest.c), keys the first sort column of each batch of
  * rows, sorts key/locator pairs (multikey.c) and returns the rows in that
  * order, forward or backward.  Where the rows outgrow work_mem it sorts
- * them in runs, which it writes to disk and merges (runs.c).  Over a plain sequential scan of a heap
- * table it reads the table's pages itself (heap_read.c).  The other
+ * them in runs, which it writes to disk and merges (runs.c).  Over a plain
+ * sequential scan of a heap table it reads the table's pages itself
+ * (heap_read.c).  The other
  * executor files call nothing here.
  */
 #include "scan/exec.h"
@@ -48,6 +49,7 @@ static void restore_bitonic_scan(CustomScanState *node);
 typedef bool (*BitonicAddRow) (BitonicScanState *state, TupleTableSlot *slot);
 
 static void sort_in_memory(BitonicScanState *state);
+static void sort_held(BitonicScanState *state);
 static TupleTableSlot *next_sorted_row(BitonicScanState *state, bool forward);
 static bool add_row_within_limit(BitonicScanState *state, TupleTableSlot *slot);
 static void take_row(BitonicScanState *state, TupleTableSlot *slot, BitonicAddRow add);
@@ -289,20 +291,6 @@ count_runs_bytes(BitonicScanState *state)
 	state->runs_bytes = BitonicRunsBytes(state->runs) + BLCKSZ;
 }
 
-/*
- * What the rows, pairs and order of the sort may take: work_mem, less, in
- * an external sort, the room a run's sort takes
- * past what is counted while rows come in (the last batch's pairs, the
- * pairs' growth, the order): an eighth of it.
- */
-static size_t
-rows_limit(BitonicScanState *state, bool external)
-{
-	size_t		limit = (size_t) work_mem * 1024;
-
-	return external ? limit - limit / 8 : limit;
-}
-
 /* Start the external sort: the rows held will be its first run. */
 static void
 begin_runs(BitonicScanState *state)
@@ -315,12 +303,36 @@ begin_runs(BitonicScanState *state)
 								   BitonicScanInputRows(state) * row_bytes, row_bytes,
 								   state->random_access, MemoryContextGetParent(state->cxt));
 	state->spilled = true;
-	state->external = true;
-	state->mem_limit = rows_limit(state, true);
+	/*
+	 * A run's rows, pairs and order take seven eighths of work_mem: the
+	 * rest is the room its sort takes past what is counted while rows come
+	 * in (the last batch's pairs, the pairs' growth, the order)
+	 */
+	state->mem_limit -= state->mem_limit / 8;
 	state->ms.grow_by_quarter = true;
 	/* kept memory taken back counts until here: the runs take back their own */
 	state->reused_bytes += BitonicKeptReused() - state->reused_from;
 	count_runs_bytes(state);
+}
+
+/*
+ * Sort the rows held in memory: as keys alone (timed here), or by pairs
+ * and tie pass (sort_in_memory times its parts).
+ */
+static void
+sort_held(BitonicScanState *state)
+{
+	instr_time	t0;
+
+	if (state->values == NULL)
+	{
+		sort_in_memory(state);
+		return;
+	}
+	INSTR_TIME_SET_CURRENT(t0);
+	BitonicValuesSort(state);
+	state->sort_ms += BitonicMsSince(t0);
+	state->phase = BITONIC_PHASE_SORTED;
 }
 
 /*
@@ -359,17 +371,8 @@ write_run(BitonicScanState *state)
 {
 	TupleTableSlot *slot;
 	uint64		i = 0;
-	instr_time	t0;
 
-	INSTR_TIME_SET_CURRENT(t0);
-	if (state->values != NULL)
-	{
-		BitonicValuesSort(state);
-		state->phase = BITONIC_PHASE_SORTED;
-	}
-	else
-		sort_in_memory(state);
-	state->sort_ms += BitonicMsSince(t0);
+	sort_held(state);
 	state->pos = -1;
 	BitonicRunsStartRun(state->runs);
 	for (;;)
@@ -517,7 +520,7 @@ sort_in_memory(BitonicScanState *state)
 	state->order = BitonicMultiSortRun(&state->ms, fetch_column, state);
 	/* and the sorters' scratch memory */
 	state->peak_bytes = Max(state->peak_bytes, sorting + state->ms.scratch_bytes);
-	if (state->external && items > 0)
+	if (state->runs != NULL && items > 0)
 		state->scratch_per_row = (double) state->ms.scratch_bytes / (double) items;
 	state->sort_ms += state->ms.sort_ms;
 	state->sort_parts = Max(state->sort_parts, state->ms.sort_parts);
@@ -782,8 +785,7 @@ load_and_sort(BitonicScanState *state)
 	instr_time	t0,
 				t1;
 
-	state->external = false;
-	state->mem_limit = rows_limit(state, false);
+	state->mem_limit = (size_t) work_mem * 1024;
 	state->scratch_per_row = 0;
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();
@@ -798,19 +800,14 @@ load_and_sort(BitonicScanState *state)
 	if (state->runs != NULL)
 	{
 		write_run(state);
+		INSTR_TIME_SET_CURRENT(t1);
 		BitonicRunsFinish(state->runs);
 		note_runs(state);
 		state->merge_ms += BitonicMsSince(t1);
 		state->phase = BITONIC_PHASE_EXTERNAL;
 	}
-	else if (state->values != NULL)
-	{
-		BitonicValuesSort(state);
-		state->sort_ms += BitonicMsSince(t1);
-		state->phase = BITONIC_PHASE_SORTED;
-	}
 	else
-		sort_in_memory(state);
+		sort_held(state);
 	state->pool_peak_bytes = Max(state->pool_peak_bytes, BitonicPoolPeak());
 	if (state->runs == NULL)
 		state->reused_bytes += BitonicKeptReused() - state->reused_from;

@@ -92,7 +92,6 @@ typedef struct BitonicScanState
 	/* external sort */
 	struct BitonicRuns *runs;	/* runs on disk of the current sort, or NULL (runs.c) */
 	size_t		runs_bytes;		/* their memory, and the write buffer of the next */
-	bool		external;		/* the sort is external: its first run is written */
 	double		scratch_per_row;	/* the sorters' scratch per row in the last run, or 0 */
 
 	/* for EXPLAIN ANALYZE */
@@ -113,7 +112,7 @@ typedef struct BitonicScanState
 	double		key_ms;			/* reading input, less the input node's own time */
 	double		sort_ms;
 	double		tie_ms;
-	double		merge_ms;		/* the last run written and the merge begun (runs.c) */
+	double		merge_ms;		/* the runs merged down to the final merge, and its start (runs.c) */
 	double		load_ms;		/* from the first call until sorted, input included */
 	bool		spilled;		/* any run of this node spilled */
 } BitonicScanState;
@@ -130,7 +129,7 @@ BitonicScanScratchRoom(BitonicScanState *state)
 {
 	const BitonicMultiSort *ms = &state->ms;
 
-	if (!state->external)
+	if (state->runs == NULL)
 		return 0;
 	if (state->scratch_per_row > 0)
 		return (size_t) (state->scratch_per_row * (double) (ms->npairs + ms->nnulls));

@@ -93,6 +93,5 @@ BitonicRunTapeNext(BitonicRunReader *reader)
 		report_short_read();
 	if (reader->compare_rows)
 		ExecStoreMinimalTuple(reader->tuple, reader->slot, false);
-	reader->rows++;
 	return true;
 }

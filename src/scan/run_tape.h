@@ -30,7 +30,6 @@ typedef struct BitonicRunReader
 	size_t		buf_size;
 	TupleTableSlot *slot;		/* the row, for the comparators */
 	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
-	int64		rows;			/* records read so far */
 } BitonicRunReader;
 
 extern void BitonicRunTapePut(LogicalTape *tape, uint64 key, bool isnull, MinimalTuple tuple);

@@ -38,7 +38,7 @@
 /* Memory of the tape set and of the tape being written, besides the merge's. */
 #define RUNS_FIXED_BYTES ((size_t) 2 * BLCKSZ + 1024)
 
-/* Memory of the tuplesort of a merge that may go backwards, before it goes to disk. */
+/* Memory of the tuplestore of a merge that may go backwards, before it goes to disk. */
 #define RUNS_MERGED_KB 64
 
 /* Rows between interrupt checks. */
@@ -213,6 +213,25 @@ replay(BitonicRuns *runs, int w)
 	runs->tree[0] = w;
 }
 
+/* The merge's current row's reader, or NULL once every run is read. */
+static BitonicRunReader *
+winner(BitonicRuns *runs)
+{
+	BitonicRunReader *reader = &runs->readers[runs->tree[0]];
+
+	return reader->tape != NULL ? reader : NULL;
+}
+
+/* Read the winner's next row and play it up the tree. */
+static void
+advance(BitonicRuns *runs)
+{
+	int			w = runs->tree[0];
+
+	(void) BitonicRunTapeNext(&runs->readers[w]);
+	replay(runs, w);
+}
+
 /*
  * Read runs [first, first + n) (each tape's read buffer comes with its
  * first read) and play the loser tree; the tapes are the readers' now.
@@ -234,7 +253,6 @@ open_readers(BitonicRuns *runs, int first, int n)
 		/* one column with an exact key: the keys alone decide */
 		reader->compare_rows = !(runs->key_exact && runs->nkeys == 1);
 		reader->tape = runs->runs[first + i].tape;
-		reader->rows = 0;
 		runs->runs[first + i].tape = NULL;
 		(void) BitonicRunTapeNext(reader);
 	}
@@ -254,22 +272,17 @@ merge_tail(BitonicRuns *runs, int n)
 	int			first = runs->nruns - n;
 	int			level = 0;
 	LogicalTape *out;
+	BitonicRunReader *reader;
 	uint64		i = 0;
 
 	for (int r = first; r < runs->nruns; r++)
 		level = Max(level, runs->runs[r].level + 1);
 	open_readers(runs, first, n);
 	out = LogicalTapeCreate(runs->tapes);
-	for (;;)
+	while ((reader = winner(runs)) != NULL)
 	{
-		int			w = runs->tree[0];
-		BitonicRunReader *reader = &runs->readers[w];
-
-		if (reader->tape == NULL)
-			break;
 		BitonicRunTapePut(out, reader->key, reader->isnull, reader->tuple);
-		(void) BitonicRunTapeNext(reader);
-		replay(runs, w);
+		advance(runs);
 		if ((++i % RUNS_CHECK_EVERY) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -278,7 +291,6 @@ merge_tail(BitonicRuns *runs, int n)
 	runs->runs[first].tape = out;
 	runs->runs[first].level = level;
 	runs->nruns = first + 1;
-	runs->merges++;
 }
 
 /*
@@ -336,22 +348,17 @@ BitonicRunsFinish(BitonicRuns *runs)
 	open_readers(runs, 0, runs->nruns);
 	if (runs->random_access)
 	{
+		BitonicRunReader *reader;
 		uint64		i = 0;
 
 		runs->merged = tuplestore_begin_heap(true, false, RUNS_MERGED_KB);
 		/* read pointer 1 keeps the mark */
 		(void) tuplestore_alloc_read_pointer(runs->merged, 0);
-		for (;;)
+		while ((reader = winner(runs)) != NULL)
 		{
-			int			w = runs->tree[0];
-			BitonicRunReader *reader = &runs->readers[w];
-
-			if (reader->tape == NULL)
-				break;
 			tuplestore_puttupleslot(runs->merged,
 									ExecStoreMinimalTuple(reader->tuple, reader->slot, false));
-			(void) BitonicRunTapeNext(reader);
-			replay(runs, w);
+			advance(runs);
 			if ((++i % RUNS_CHECK_EVERY) == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
@@ -377,20 +384,17 @@ BitonicRunsNext(BitonicRuns *runs, bool forward, TupleTableSlot *slot)
 		return slot;
 	}
 	Assert(forward);
-	old = MemoryContextSwitchTo(runs->cxt);
 	if (runs->advance)
 	{
-		int			w = runs->tree[0];
-
 		/* the slot shows the winner's record, which its next one overwrites */
 		ExecClearTuple(slot);
-		(void) BitonicRunTapeNext(&runs->readers[w]);
-		replay(runs, w);
+		old = MemoryContextSwitchTo(runs->cxt);
+		advance(runs);
+		MemoryContextSwitchTo(old);
 		runs->advance = false;
 	}
-	MemoryContextSwitchTo(old);
-	reader = &runs->readers[runs->tree[0]];
-	if (reader->tape == NULL)
+	reader = winner(runs);
+	if (reader == NULL)
 		return ExecClearTuple(slot);
 	runs->advance = true;
 	return ExecStoreMinimalTuple(reader->tuple, slot, false);

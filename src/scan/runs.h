@@ -47,7 +47,6 @@ typedef struct BitonicRuns
 
 	/* for EXPLAIN ANALYZE */
 	int			initial_runs;	/* runs written from memory */
-	int			merges;			/* merges to a tape before the final one */
 	int			passes;			/* most merges a row goes through, the final one included */
 	int64		disk_blocks;	/* blocks of the tape set, at most */
 	size_t		peak_bytes;		/* memory of cxt, at most */
