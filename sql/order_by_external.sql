@@ -221,10 +221,27 @@ SELECT (p ->> 'Runs')::int > 100 AS many_runs,
        (p ->> 'Merge Order')::int BETWEEN 2 AND 8 AS order_within_work_mem,
        (p ->> 'Disk')::int > 4000 AS disk_used
 FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
--- in every format
-SET enable_sort = off;
-EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, SUMMARY OFF, FORMAT YAML) SELECT id FROM ext ORDER BY i4, id;
-RESET enable_sort;
+-- in every format, each line of the external sort
+CREATE FUNCTION ext_formats(q text) RETURNS TABLE (explain_format text, lines_shown boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  cmd text;
+  line text;
+  out text;
+BEGIN
+  PERFORM set_config('enable_sort', 'off', true);
+  FOREACH explain_format IN ARRAY ARRAY['text', 'json', 'yaml', 'xml'] LOOP
+    cmd := format('EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, SUMMARY OFF, FORMAT %s) %s', explain_format, q);
+    out := '';
+    FOR line IN EXECUTE cmd LOOP
+      out := out || line || E'\n';
+    END LOOP;
+    lines_shown := out ~ 'Sort.Method' AND out ~ 'external merge' AND out ~ 'Runs' AND
+                   out ~ 'Merge.Passes' AND out ~ 'Merge.Order' AND out ~ 'Disk';
+    RETURN NEXT;
+  END LOOP;
+END $$;
+SELECT * FROM ext_formats('SELECT id FROM ext ORDER BY i4, id');
 
 -- temp_file_limit: a clean error naming it; nothing left on disk; the
 -- next sort right
