@@ -114,7 +114,7 @@ END $$;
 -- past work_mem at run time
 SELECT * FROM ext_check('SELECT i, a, row_number() OVER (ORDER BY a, i), rank() OVER (ORDER BY g) FROM ext_misled WHERE (i % 7) < 10', NULL, '16MB') AS windowed;
 SELECT * FROM ext_check('SELECT DISTINCT t COLLATE "C" FROM ext_misled WHERE (i % 7) < 10 ORDER BY 1', NULL, '16MB') AS distinct_text;
-SELECT * FROM ext_check('SELECT DISTINCT a FROM ext_misled WHERE (i % 7) < 10 ORDER BY 1', NULL, '1MB') AS distinct_int8;
+SELECT * FROM ext_check('SELECT DISTINCT a FROM ext_misled WHERE (i % 7) < 10 ORDER BY 1', NULL, '2MB') AS distinct_int8;
 SELECT * FROM ext_check('SELECT g, count(*), sum(i), min(f) FROM ext_misled WHERE (i % 7) < 10 GROUP BY g ORDER BY g', NULL, '8MB') AS group_by;
 -- the merge join's inner side is the node, external, marked and restored
 SET work_mem = '8MB';
