@@ -3,7 +3,8 @@
 # build, install, throwaway cluster), pg_regress against that cluster, the
 # README's examples (run-readme.sh), 16
 # sessions sorting at once (run-concurrency.sh), ORDER BY on a table sharded
-# over postgres_fdw (run-sharded.sh), the C unit tests, then
+# over postgres_fdw (run-sharded.sh), the external sort on a full temp
+# tablespace (run-temp-full.sh), the C unit tests, then
 # pg_regress again against the build with the emulated CUDA
 # backend (run-emu-regress.sh); ends with one line "N passed, N failed".
 set -u
@@ -45,6 +46,10 @@ rm -f tmp/sharded.counts
 test/scripts/run-sharded.sh tmp/sharded.counts
 read -r s_pass s_fail <tmp/sharded.counts || { s_pass=0; s_fail=1; }
 
+rm -f tmp/full.counts
+test/scripts/run-temp-full.sh tmp/full.counts
+read -r f_pass f_fail <tmp/full.counts || { f_pass=0; f_fail=1; }
+
 echo "== unit tests"
 rm -f tmp/unit.counts
 UNIT_COUNTS=tmp/unit.counts make -s unit
@@ -56,5 +61,5 @@ rm -f tmp/emu.counts
 test/scripts/run-emu-regress.sh tmp/emu.counts
 read -r e_pass e_fail <tmp/emu.counts || { e_pass=0; e_fail=1; }
 
-echo "$((r_pass + m_pass + c_pass + s_pass + u_pass + e_pass)) passed, $((r_fail + m_fail + c_fail + s_fail + u_fail + e_fail)) failed"
-[ $((r_fail + m_fail + c_fail + s_fail + u_fail + e_fail)) -eq 0 ]
+echo "$((r_pass + m_pass + c_pass + s_pass + f_pass + u_pass + e_pass)) passed, $((r_fail + m_fail + c_fail + s_fail + f_fail + u_fail + e_fail)) failed"
+[ $((r_fail + m_fail + c_fail + s_fail + f_fail + u_fail + e_fail)) -eq 0 ]
