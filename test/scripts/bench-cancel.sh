@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test/scripts/bench-cancel.sh — what `make bench-cancel` runs: how long a
 # BitonicSort query takes to stop after a cancel, at points spread over its
-# whole run (ingest, split, sort, part sort, emit, tie pass, strcoll merge).
+# whole run (ingest, split, sort, part sort, emit, tie pass, strcoll merge;
+# past work_mem: runs written, merge passes, the final merge).
 # A driver session runs each query in a second session (dblink), cancels it
 # after 2%, 7%, ... 97% of its uncancelled time, and measures from the
 # cancel until that session answers again (the error reaches the client
@@ -86,6 +87,9 @@ SELECT s.* FROM (VALUES
   (4, 'int4, float8 (tie pass)', '', 'SELECT * FROM bench ORDER BY d, b'),
   (5, 'numeric (constant key, tie pass)', '', 'SELECT * FROM bench ORDER BY n'),
   (6, 'text en_US (strcoll merge)', '', 'SELECT * FROM bench ORDER BY c COLLATE bench_en'),
-  (7, 'native Sort, int8 (for scale)', 'SET bitonic_sort.enable = off; SET enable_sort = on', 'SELECT * FROM bench ORDER BY a')
+  (7, 'int8, external at work_mem 4MB (runs, one merge)', 'SET work_mem = ''4MB''', 'SELECT * FROM bench ORDER BY a'),
+  (8, 'text en_US, external at 4MB', 'SET work_mem = ''4MB''', 'SELECT * FROM bench ORDER BY c COLLATE bench_en'),
+  (9, 'int4, float8, external at 64kB (merge passes)', 'SET work_mem = ''64kB''', 'SELECT * FROM bench ORDER BY d, b'),
+  (10, 'native Sort, int8 (for scale)', 'SET bitonic_sort.enable = off; SET enable_sort = on', 'SELECT * FROM bench ORDER BY a')
 ) v(i, label, settings, q), LATERAL pg_temp.sweep(v.label, v.settings, v.q) s ORDER BY v.i;
 SQL
