@@ -102,8 +102,8 @@ bs_tile_adaptive_merge(P *s, unsigned valid, unsigned m, bool mirror)
 }
 
 /*
- * The splits of one global merge phase (arguments as bs_global_step's:
- * mirror phases merge blocks of span pairs, plain phases have stride span):
+ * The splits of one global merge phase (mirror phases merge blocks of span
+ * pairs, plain phases have stride span):
  * one thread per subsequence, bounds[2j], bounds[2j+1] = its [lo, hi).
  * A launch of its own, because the exchanges change what a search reads.
  */

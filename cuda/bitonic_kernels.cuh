@@ -10,8 +10,9 @@
  *
  *   bs_tile_network_merge  a merge inside a shared-memory tile (the tile
  *                          kernels are in tile_kernels.cuh)
- *   bs_global_step         one step of a merge whose stride is >= T, in
- *                          global memory
+ *   bs_global_pass         up to pass_steps network steps of a merge whose
+ *                          strides are >= T in one pass over global memory,
+ *                          the pairs they compare held in registers
  */
 #ifndef BS_BITONIC_KERNELS_CUH
 #define BS_BITONIC_KERNELS_CUH
@@ -91,21 +92,110 @@ bs_tile_network_merge(P *s, unsigned valid, unsigned m, bool mirror)
 		bs_tile_step(s, valid, j, false);
 }
 
-/* One global step: ncmp comparators of stride (or mirror block) span. */
-template<typename P>
+/*
+ * A group of bs_global_pass: the 2^NS pairs that NS network steps of strides
+ * h .. L = h >> (NS - 1) compare among themselves, in a block of 2h pairs
+ * from base, at offset r < L.  The first half steps by L from base + r; the
+ * second half from base + h + r, or, for a pass that starts with the
+ * stage's mirror step, from base + h + (L - 1 - r) (the mirrors of the
+ * first half, in ascending order).  Positions grow with m in each half.
+ */
+template<unsigned NS>
+struct bs_group
+{
+	static const unsigned G = 1u << NS;
+	size_t		base, h, L, r;
+	bool		mirror;
+
+	/* Group g of a pass with highest stride h. */
+	__host__ __device__ __forceinline__ bs_group(size_t g, size_t h_, bool mirror_)
+	:			h(h_), L(h_ >> (NS - 1)), mirror(mirror_)
+	{
+		base = (g / L) * 2 * h;
+		r = g % L;
+	}
+
+	/* Where the group's pair m lies. */
+	__host__ __device__ __forceinline__ size_t pos(unsigned m) const
+	{
+		if (m < G / 2)
+			return base + r + m * L;
+		return base + h + (mirror ? L - 1 - r : r) + (m - G / 2) * L;
+	}
+};
+
+/* Load the group's pairs below n into v (a zero pair for those at or past n: never compared or stored). */
+template<typename P, unsigned NS>
+static __device__ __forceinline__ void
+bs_group_load(P *v, const P *a, size_t n, const bs_group<NS> &grp)
+{
+BS_UNROLL
+	for (unsigned m = 0; m < bs_group<NS>::G; m++)
+		v[m] = grp.pos(m) < n ? a[grp.pos(m)] : P();
+}
+
+/*
+ * The group's NS steps in registers: the first mirror (m with G-1-m) or
+ * plain (m with m + G/2), then the plain steps inside each half (m with
+ * m + bit); a partner at or past n is +infinity and is not compared.
+ */
+template<typename P, unsigned NS>
+static __device__ __forceinline__ void
+bs_group_network(P *v, size_t n, const bs_group<NS> &grp)
+{
+	const unsigned G = bs_group<NS>::G;
+
+BS_UNROLL
+	for (unsigned m = 0; m < G / 2; m++)
+	{
+		unsigned	p = grp.mirror ? G - 1 - m : m + G / 2;
+
+		if (grp.pos(p) < n)
+			bs_cmpx(v[m], v[p]);
+	}
+BS_UNROLL
+	for (unsigned bit = G / 4; bit >= 1; bit /= 2)
+	{
+BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+			if ((m & bit) == 0 && grp.pos(m + bit) < n)
+				bs_cmpx(v[m], v[m + bit]);
+	}
+}
+
+/* Store the group's pairs below n from v. */
+template<typename P, unsigned NS>
+static __device__ __forceinline__ void
+bs_group_store(const P *v, P *a, size_t n, const bs_group<NS> &grp)
+{
+BS_UNROLL
+	for (unsigned m = 0; m < bs_group<NS>::G; m++)
+		if (grp.pos(m) < n)
+			a[grp.pos(m)] = v[m];
+}
+
+/*
+ * NS network steps of a merge stage in one global pass: the first is the
+ * stage's mirror step (span 2h) or a plain step of stride h, the others the
+ * plain steps of strides h/2 .. L >= T.  Each thread loads a group into
+ * registers, compares there and stores it once; consecutive threads take
+ * consecutive offsets r < L, so every load and store is coalesced.
+ */
+template<typename P, unsigned NS>
 __global__ void
 __launch_bounds__(BS_CUDA_STEP_THREADS)
-bs_global_step(P *a, size_t n, size_t span, int mirror, size_t ncmp)
+bs_global_pass(P *a, size_t n, size_t h, int mirror, size_t ngroups)
 {
 	size_t		stride = (size_t) gridDim.x * blockDim.x;
 
-	for (size_t c = (size_t) blockIdx.x * blockDim.x + threadIdx.x; c < ncmp; c += stride)
+	for (size_t g = (size_t) blockIdx.x * blockDim.x + threadIdx.x; g < ngroups; g += stride)
 	{
-		size_t		i, p;
+		bs_group<NS> grp(g, h, mirror != 0);
+		P			v[bs_group<NS>::G];
 
-		bs_comparator<size_t>(c, span, mirror != 0, &i, &p);
-		if (p < n)
-			bs_cmpx(a[i], a[p]);
+		bs_group_load<P, NS>(v, a, n, grp);
+		bs_group_network<P, NS>(v, n, grp);
+		bs_group_store<P, NS>(v, a, n, grp);
 	}
 }
 

@@ -1,6 +1,6 @@
 /*
  * bs_cuda_config.h — the sizes the CUDA sorters are built around.  The host
- * code, the kernels and test/bench/cuda_cost_model.py all read them here.
+ * code, the kernels and the cost model (cost_model.h) all read them here.
  */
 #ifndef BS_CUDA_CONFIG_H
 #define BS_CUDA_CONFIG_H
@@ -12,6 +12,14 @@
 /* Threads of a block of the tile kernels and of the global step kernel. */
 #define BS_CUDA_TILE_THREADS 512
 #define BS_CUDA_STEP_THREADS 256
+
+/*
+ * Network steps one global pass of the standard sorter takes at most: the
+ * 2^steps pairs a thread compares stay in its registers (32 packed pairs or
+ * 16 64-bit pairs: 256 bytes either way).
+ */
+#define BS_CUDA_PASS_STEPS32 5
+#define BS_CUDA_PASS_STEPS64 4
 
 /* Most blocks of one global-step launch; a grid-stride loop covers the rest. */
 #define BS_CUDA_MAX_BLOCKS 65535

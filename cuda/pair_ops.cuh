@@ -16,6 +16,7 @@ template<typename P> struct bs_pair_ops;
 template<> struct bs_pair_ops<bs_pair32>
 {
 	static const unsigned tile = BS_CUDA_TILE_PAIRS32;
+	static const unsigned pass_steps = BS_CUDA_PASS_STEPS32;
 
 	/* Whether a orders after b. */
 	static __host__ __device__ __forceinline__ bool gt(bs_pair32 a, bs_pair32 b)
@@ -28,6 +29,7 @@ template<> struct bs_pair_ops<bs_pair32>
 template<> struct bs_pair_ops<bs_pair64>
 {
 	static const unsigned tile = BS_CUDA_TILE_PAIRS64;
+	static const unsigned pass_steps = BS_CUDA_PASS_STEPS64;
 
 	/* Whether a orders after b. */
 	static __host__ __device__ __forceinline__ bool gt(const bs_pair64 &a, const bs_pair64 &b)

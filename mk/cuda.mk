@@ -166,8 +166,10 @@ EXTRA_CLEAN += build cuda/*.o cuda/emu/*.o
 
 # The cost model of the CUDA sorters (no GPU needed).
 .PHONY: cuda-cost-model
-cuda-cost-model:
-	python3 test/bench/cuda_cost_model.py
+cuda-cost-model: test/bench/cuda_cost_model.cc cuda/cost_model.h cuda/bs_cuda_config.h
+	@mkdir -p build
+	$(CXX) -O2 -std=c++17 -Wall -Wextra -Werror -I. -o build/cuda_cost_model test/bench/cuda_cost_model.cc
+	build/cuda_cost_model
 
 # ptxas's registers, shared memory and spills per kernel for sm_80 and
 # sm_90, and the occupancy they allow (nvcc needed, no GPU).

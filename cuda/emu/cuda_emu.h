@@ -222,6 +222,21 @@ extern void bs_emu_reset_peak(void);
  */
 extern long bs_emu_device_calls_unmasked(void);
 
+/*
+ * Global-memory traffic of the instrumented launches so far (the unit
+ * tests' builds): the distinct 32-byte sectors of device memory each launch
+ * read and wrote, in bytes, as a GPU moves them between DRAM and its caches
+ * when every sector a launch touches is fetched and written back once.
+ */
+typedef struct bs_emu_traffic
+{
+	unsigned long long read_bytes;
+	unsigned long long written_bytes;
+} bs_emu_traffic;
+extern bs_emu_traffic bs_emu_traffic_total(void);
+/* Bytes of a sector of global memory, the traffic's unit. */
+#define BS_EMU_SECTOR_BYTES 32
+
 /* What the checks report. */
 typedef enum bs_emu_check
 {

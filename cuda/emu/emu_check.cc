@@ -30,6 +30,7 @@
  */
 #include "emu_internal.h"
 
+#include <atomic>
 #include <set>
 
 /*
@@ -49,6 +50,9 @@ namespace
 {
 
 uint32_t	epochs;				/* barrier intervals so far */
+uint32_t	traffic_launch;		/* launches so far, the sectors' mark (0: never touched) */
+std::atomic<unsigned long long> traffic_read,
+			traffic_written;
 /* racing pairs of code addresses already reported in this launch */
 std::set<std::pair<const void *, const void *>> reported;
 
@@ -101,6 +105,27 @@ granule_access(const Region &r, Shadow &g, uintptr_t a, bool write, const void *
 	}
 }
 
+/* Count the sectors of a device allocation this access touches first in this launch. */
+void
+count_traffic(Region &r, uintptr_t a, unsigned size, bool write)
+{
+	std::vector<uint32_t> &mark = write ? r.sector_written : r.sector_read;
+	size_t		first = (a - r.data_lo) / BS_EMU_SECTOR_BYTES;
+	size_t		last = (a + size - 1 - r.data_lo) / BS_EMU_SECTOR_BYTES;
+	unsigned long long added = 0;
+
+	if (mark.empty())
+		mark.resize((r.data_hi - r.data_lo + BS_EMU_SECTOR_BYTES - 1) / BS_EMU_SECTOR_BYTES);
+	for (size_t s = first; s <= last; s++)
+		if (mark[s] != traffic_launch)
+		{
+			mark[s] = traffic_launch;
+			added += BS_EMU_SECTOR_BYTES;
+		}
+	if (added > 0)
+		(write ? traffic_written : traffic_read) += added;
+}
+
 /* Where an access lies relative to a region's data, for a report. */
 std::string
 relative(uintptr_t a, const Region &r)
@@ -142,6 +167,8 @@ check(const void *p, unsigned size, bool write, const void *pc)
 		r = region_find(a);
 	if (r == nullptr || a < r->data_lo || a + size > r->data_hi)
 		out_of_bounds(a, size, write, pc, r);
+	if (r->kind == Region::DEVICE)
+		count_traffic(*r, a, size, write);
 	if (r->kind == Region::SHARED)
 		for (uintptr_t g = (a - r->data_lo) >> r->granule_shift; g <= (a + size - 1 - r->data_lo) >> r->granule_shift; g++)
 			granule_access(*r, r->shadow[g], a, write, pc);
@@ -171,11 +198,28 @@ void
 check_launch_begin(void)
 {
 	reported.clear();
+	/* a new mark for the sectors (at the wrap, old marks could match: start over) */
+	if (++traffic_launch == 0)
+	{
+		regions_forget_traffic();
+		traffic_launch = 1;
+	}
 }
 
 }								/* namespace bs_emu */
 
 using bs_emu::check;
+
+/* Global-memory traffic of the instrumented launches so far. */
+bs_emu_traffic
+bs_emu_traffic_total(void)
+{
+	bs_emu_traffic t;
+
+	t.read_bytes = bs_emu::traffic_read;
+	t.written_bytes = bs_emu::traffic_written;
+	return t;
+}
 
 /* The compiler's hooks, one pair per access size (the unaligned ones check the same way). */
 #define BS_EMU_HOOKS(N) \

@@ -42,6 +42,8 @@ struct Region
 	std::string name;				/* "s in bs_tile_sort", "device allocation #3" */
 	unsigned	granule_shift = 0;	/* shared arrays: log2 of the bytes of a granule */
 	std::vector<Shadow> shadow;		/* shared arrays only: one per granule */
+	/* device allocations: the last launch that read / wrote each 32-byte sector (made on first access) */
+	std::vector<uint32_t> sector_read, sector_written;
 };
 
 /* Bytes of the emulated device's memory. */
@@ -60,6 +62,8 @@ extern Region *region_find(uintptr_t addr);
 extern Region *region_last;
 /* Forget every shared array's access history (the interval numbers wrapped). */
 extern void shadows_clear(void);
+/* Forget every allocation's traffic marks (the launch numbers wrapped). */
+extern void regions_forget_traffic(void);
 /* Add a region (shared arrays; allocations add their own). */
 extern void region_add(Region r);
 /* Check the red zones of every allocation; report what was written over. */

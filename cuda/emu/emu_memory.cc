@@ -164,6 +164,17 @@ shadows_clear(void)
 		std::fill(kv.second.shadow.begin(), kv.second.shadow.end(), Shadow());
 }
 
+/* Forget every allocation's traffic marks (the launch numbers wrapped). */
+void
+regions_forget_traffic(void)
+{
+	for (auto &kv : mem.regions)
+	{
+		std::fill(kv.second.sector_read.begin(), kv.second.sector_read.end(), 0);
+		std::fill(kv.second.sector_written.begin(), kv.second.sector_written.end(), 0);
+	}
+}
+
 /* Add a region (shared arrays; allocations add their own). */
 void
 region_add(Region r)

@@ -152,14 +152,6 @@ struct step_kernel
 	const char *name;
 };
 
-/* The standard global phase: one launch, few blocks (the grid-stride loop works too). */
-template<typename P>
-static void
-standard_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
-{
-	BS_LAUNCH(bs_global_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, ncmp);
-}
-
 /* The adaptive global phase: the splits, then the exchanges. */
 template<typename P>
 static void
@@ -174,7 +166,26 @@ adaptive_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
 }
 
 /*
- * bs_global_step / bs_adaptive_step: one mirror or plain step on input the
+ * Random pairs as a merge stage gives them to its global steps: sorted runs
+ * of h pairs (the stage's mirror step merges them in pairs), or bitonic
+ * blocks of 2h (its plain steps of stride h).
+ */
+template<typename P>
+static void
+merge_input(std::vector<P> &a, size_t h, bool mirror)
+{
+	size_t		n = a.size();
+
+	gen_pairs(a.data(), n, GEN_RANDOM, n + h);
+	if (mirror)
+		for (size_t lo = 0; lo < n; lo += h)
+			ref_sort(a.data() + lo, n - lo < h ? n - lo : h);
+	else
+		make_bitonic_blocks(a, 2 * h);
+}
+
+/*
+ * bs_adaptive_step: one mirror or plain step on input the
  * sorter would give it (sorted runs, or bitonic blocks) equals the same
  * comparators run on the CPU.
  */
@@ -187,12 +198,7 @@ test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
 
 	while (full < n)
 		full *= 2;
-	gen_pairs(a.data(), n, GEN_RANDOM, n + span);
-	if (mirror)
-		for (size_t lo = 0; lo < n; lo += span / 2)
-			ref_sort(a.data() + lo, n - lo < span / 2 ? n - lo : span / 2);
-	else
-		make_bitonic_blocks(a, 2 * span);
+	merge_input(a, mirror ? span / 2 : span, mirror);
 	ref = a;
 	for (size_t c = 0; c < full / 2; c++)
 	{
@@ -209,10 +215,47 @@ test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
 				shape_name(a.data()), n, mirror ? "mirror" : "plain", span, (unsigned long long) seed);
 }
 
-/* All kernel tests of one shape and one sorter. */
+/*
+ * bs_global_pass: NS steps (the first mirror or plain) on input the sorter
+ * would give it (sorted runs of h, or bitonic blocks of 2h) equal the same
+ * comparators run step by step on the CPU.
+ */
+template<typename P, unsigned NS>
+static void
+test_global_pass(size_t n, size_t h, bool mirror)
+{
+	size_t		full = 1;
+	std::vector<P> a(n), ref;
+
+	while (full < n)
+		full *= 2;
+	merge_input(a, h, mirror);
+	ref = a;
+	for (unsigned step = 0; step < NS; step++)
+	{
+		size_t		span = step == 0 && mirror ? 2 * h : h >> step;
+
+		for (size_t c = 0; c < full / 2; c++)
+		{
+			size_t		i, p;
+
+			bs_comparator<size_t>(c, span, step == 0 && mirror, &i, &p);
+			if (p < n)
+				bs_cmpx(ref[i], ref[p]);
+		}
+	}
+	dev_buffer<P> d(a);
+	/* few blocks: the grid-stride loop works too */
+	BS_LAUNCH((bs_global_pass<P, NS>), dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(d.p, n, h, mirror ? 1 : 0, full >> NS);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref) && !same_pairs(a, ref),
+				"bs_global_pass<%u> %s n=%zu %s h=%zu seed %llu: the CPU's comparators, step by step", NS,
+				shape_name(a.data()), n, mirror ? "mirror" : "plain", h, (unsigned long long) seed);
+}
+
+/* The tile kernels of one shape and one sorter. */
 template<typename P>
 static void
-test_kernels(tile_kernel<P> sort, tile_kernel<P> merge, step_kernel<P> step)
+test_tiles(tile_kernel<P> sort, tile_kernel<P> merge)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 
@@ -222,10 +265,6 @@ test_kernels(tile_kernel<P> sort, tile_kernel<P> merge, step_kernel<P> step)
 	test_tile_sort<P>(sort, 2 * T + 17, GEN_FEW_DISTINCT);
 	test_tile_merge<P>(merge, T);
 	test_tile_merge<P>(merge, 3 * T + T / 3);
-	test_global_step<P>(step, 4 * T, 2 * T, true);
-	test_global_step<P>(step, 4 * T - 3, 4 * T, true);
-	test_global_step<P>(step, 4 * T + 5, T, false);
-	test_global_step<P>(step, 7 * T + 1, 4 * T, false);
 }
 
 /* The standard and the adaptive kernels of one shape. */
@@ -233,11 +272,21 @@ template<typename P>
 static void
 test_shape(void)
 {
-	test_kernels<P>({bs_tile_sort<P, false>, "bs_tile_sort"}, {bs_tile_merge<P, false>, "bs_tile_merge"},
-					{standard_phase<P>, "bs_global_step"});
-	test_kernels<P>({bs_tile_sort<P, true>, "bs_tile_sort<adaptive>"},
-					{bs_tile_merge<P, true>, "bs_tile_merge<adaptive>"},
-					{adaptive_phase<P>, "bs_adaptive_split_kernel + bs_adaptive_step"});
+	const size_t T = bs_pair_ops<P>::tile;
+	step_kernel<P> adaptive = {adaptive_phase<P>, "bs_adaptive_split_kernel + bs_adaptive_step"};
+
+	test_tiles<P>({bs_tile_sort<P, false>, "bs_tile_sort"}, {bs_tile_merge<P, false>, "bs_tile_merge"});
+	test_global_pass<P, 1>(4 * T, T, true);
+	test_global_pass<P, 1>(4 * T + 5, T, false);
+	test_global_pass<P, 2>(4 * T - 3, 2 * T, true);
+	test_global_pass<P, 3>(7 * T + 1, 4 * T, false);
+	test_global_pass<P, bs_pair_ops<P>::pass_steps>(((size_t) T << bs_pair_ops<P>::pass_steps) + 3 * T + 1,
+												   (size_t) T << (bs_pair_ops<P>::pass_steps - 1), true);
+	test_tiles<P>({bs_tile_sort<P, true>, "bs_tile_sort<adaptive>"}, {bs_tile_merge<P, true>, "bs_tile_merge<adaptive>"});
+	test_global_step<P>(adaptive, 4 * T, 2 * T, true);
+	test_global_step<P>(adaptive, 4 * T - 3, 4 * T, true);
+	test_global_step<P>(adaptive, 4 * T + 5, T, false);
+	test_global_step<P>(adaptive, 7 * T + 1, 4 * T, false);
 }
 
 int

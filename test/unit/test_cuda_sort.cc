@@ -9,6 +9,7 @@
  * runs under a schedule seed of its own (in the emulator, with its checks
  * on).  Builds for a real GPU too, without the emulator's counters.
  */
+#include "cuda/cost_model.h"
 #include "cuda/pair_ops.cuh"
 #include "cuda_test.h"
 
@@ -115,23 +116,13 @@ test_chunks(void)
 }
 
 #ifdef BS_CUDA_EMU
-/* Launches of one sort, counted as test/bench/cuda_cost_model.py counts them. */
-static long
-model_launches(size_t n, size_t tile)
+/* The cost model of one sort by the sorter under test (moved: the adaptive exchanges' share). */
+template<typename P>
+static bs_cuda_cost
+model_cost(size_t n, double moved)
 {
-	long		per_phase = algo == BS_ALGO_ADAPTIVE ? 2 : 1;	/* splits + exchanges */
-	long		launches = 1;	/* the tile sort */
-	size_t		full = 1;
-
-	while (full < n)
-		full *= 2;
-	for (size_t k = 2 * tile; k <= full; k *= 2)
-	{
-		launches += per_phase + 1;	/* the mirror phase and the tile merge */
-		for (size_t j = k / 4; j >= tile; j /= 2)
-			launches += per_phase;
-	}
-	return n < 2 ? 0 : launches;
+	return algo == BS_ALGO_ADAPTIVE ? bs_cost_adaptive(n, bs_pair_ops<P>::tile, moved) :
+		bs_cost_standard(n, bs_pair_ops<P>::tile, bs_pair_ops<P>::pass_steps);
 }
 
 /* The emulator's launch counter agrees with the cost model. */
@@ -147,10 +138,42 @@ test_launch_count(void)
 		long		before = bs_emu_op_count(BS_EMU_LAUNCH);
 
 		ok &= check_sort<P>(sizes[s], GEN_REVERSED, false);
-		ok &= bs_emu_op_count(BS_EMU_LAUNCH) - before == model_launches(sizes[s], bs_pair_ops<P>::tile);
+		ok &= bs_emu_op_count(BS_EMU_LAUNCH) - before == model_cost<P>(sizes[s], 1.0).launches;
 	}
 	unit_report(ok, "cuda %s %s: kernel launches as the cost model counts them",
 				bs_algorithm_name(algo), shape_name((P *) 0));
+}
+
+/*
+ * The global-memory traffic the emulator measures for whole sorts of
+ * random pairs, in full passes (2 n sizeof(P) bytes): the standard
+ * sorter's equals the cost model's; the adaptive one's, its model with
+ * half the pairs exchanged per global phase, plus the split searches'
+ * reads (under a fifth of a pass).
+ */
+template<typename P>
+static void
+test_traffic(void)
+{
+	for (unsigned e = 16; e <= 20; e += 2)
+	{
+		size_t		n = (size_t) 1 << e;
+		bs_emu_traffic before = bs_emu_traffic_total(),
+					after;
+		bool		ok = check_sort<P>(n, GEN_RANDOM, false);
+		double		passes,
+					model = model_cost<P>(n, BS_COST_ADAPTIVE_MOVED_RANDOM).passes;
+
+		after = bs_emu_traffic_total();
+		passes = (double) (after.read_bytes - before.read_bytes + after.written_bytes - before.written_bytes) /
+			(2.0 * (double) n * sizeof(P));
+		if (algo == BS_ALGO_ADAPTIVE)
+			ok &= passes >= model - 0.1 && passes <= model + 0.2;
+		else
+			ok &= passes == model;
+		unit_report(ok, "cuda %s %s n=2^%u: %.2f full passes over global memory measured, the cost model's %.2f",
+					bs_algorithm_name(algo), shape_name((P *) 0), e, passes, model);
+	}
 }
 #endif
 
@@ -176,6 +199,8 @@ main(void)
 #ifdef BS_CUDA_EMU
 		test_launch_count<bs_pair32>();
 		test_launch_count<bs_pair64>();
+		test_traffic<bs_pair32>();
+		test_traffic<bs_pair64>();
 #endif
 	}
 	return cuda_test_exit();

@@ -80,18 +80,19 @@ tile_merge_no_step_barrier(P *a, size_t n)
 	bs_tile_store(s, a, valid);
 }
 
-/* bs_global_step with its bound off by one: the partner p == n, one past the end, is compared too. */
+/* bs_global_pass with its bound off by one: a pair at position n, one past the end, is loaded too. */
 template<typename P>
 __global__ void
-global_step_off_by_one(P *a, size_t n, size_t span, int mirror, size_t ncmp)
+global_pass_off_by_one(P *a, size_t n, size_t h, int mirror, size_t ngroups)
 {
-	for (size_t c = (size_t) blockIdx.x * blockDim.x + threadIdx.x; c < ncmp; c += (size_t) gridDim.x * blockDim.x)
+	for (size_t g = (size_t) blockIdx.x * blockDim.x + threadIdx.x; g < ngroups; g += (size_t) gridDim.x * blockDim.x)
 	{
-		size_t		i, p;
+		bs_group<2> grp(g, h, mirror != 0);
+		P			v[bs_group<2>::G];
 
-		bs_comparator<size_t>(c, span, mirror != 0, &i, &p);
-		if (p <= n)
-			bs_cmpx(a[i], a[p]);
+		bs_group_load<P, 2>(v, a, n + 1, grp);
+		bs_group_network<P, 2>(v, n, grp);
+		bs_group_store<P, 2>(v, a, n, grp);
 	}
 }
 
@@ -175,9 +176,9 @@ test_bounds(void)
 	dev_buffer<P> s(random_pairs<P>(2 * T));
 	std::string past_end = "past the end of device allocation #";
 
-	BS_LAUNCH(global_step_off_by_one<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(g.p, g.n, 4 * T, 1, 2 * T);
-	expect_finding(std::string(shape_name(g.p)) + " global step with p <= n", cudaGetLastError(), BS_EMU_OUT_OF_BOUNDS,
-				   {"global_step_off_by_one", "reads", past_end.c_str(), "pair_ops.cuh:"});
+	BS_LAUNCH(global_pass_off_by_one<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(g.p, g.n, 2 * T, 1, T);
+	expect_finding(std::string(shape_name(g.p)) + " global pass loading pos <= n", cudaGetLastError(), BS_EMU_OUT_OF_BOUNDS,
+				   {"global_pass_off_by_one", "reads", past_end.c_str(), "bitonic_kernels.cuh:"});
 	/* one block of two tiles' data: only the shared store past the tile is out of bounds */
 	BS_LAUNCH(broken_tile_sort<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n, LOAD_OFF_BY_ONE);
 	expect_finding(std::string(shape_name(s.p)) + " tile load with i <= valid", cudaGetLastError(), BS_EMU_OUT_OF_BOUNDS,

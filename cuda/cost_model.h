@@ -1,0 +1,89 @@
+/*
+ * cost_model.h — kernel launches and full global-memory passes (a pass
+ * reads and writes every pair once) of one sort by the CUDA sorters, from
+ * the launch sequence of bitonic.cu and the sizes of bs_cuda_config.h.
+ * The host code groups its network steps with bs_pass_steps below; the
+ * unit tests hold the emulator's measured traffic to these counts, and
+ * `make cuda-cost-model` prints them (test/bench/cuda_cost_model.cc).
+ */
+#ifndef BS_CUDA_COST_MODEL_H
+#define BS_CUDA_COST_MODEL_H
+
+#include "../src/core/bs_sort.h"
+
+/*
+ * Steps the next standard global pass of a merge stage takes, its highest
+ * stride h (the stage's mirror step counts as stride k/2): as many as
+ * max_steps allows without a stride below the tile T, where the
+ * shared-memory merge takes over.
+ */
+static inline unsigned
+bs_pass_steps(size_t h, size_t T, unsigned max_steps)
+{
+	unsigned	ns = 1;
+
+	while (ns < max_steps && (h >> ns) >= T)
+		ns++;
+	return ns;
+}
+
+/*
+ * The share of the pairs an adaptive global phase exchanges on random
+ * input, as test_cuda_sort measures it in the emulator (0.50 at 2^16 ..
+ * 2^20, both shapes); at most 1.0.
+ */
+#define BS_COST_ADAPTIVE_MOVED_RANDOM 0.50
+
+/* Launches and passes of one sort. */
+typedef struct bs_cuda_cost
+{
+	long		launches;
+	double		passes;
+} bs_cuda_cost;
+
+/*
+ * The standard sorter: one tile sort; per merge stage beyond the tile T,
+ * its global steps max_steps to a pass, then one tile merge.  Every launch
+ * reads and writes every pair: passes = launches.
+ */
+static inline bs_cuda_cost
+bs_cost_standard(size_t n, size_t T, unsigned max_steps)
+{
+	bs_cuda_cost c = {0, 0.0};
+
+	if (n < 2)
+		return c;
+	c.launches = 1;
+	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
+	{
+		for (size_t h = k / 2; h >= T; h >>= bs_pass_steps(h, T, max_steps))
+			c.launches++;
+		c.launches++;
+	}
+	c.passes = (double) c.launches;
+	return c;
+}
+
+/*
+ * The adaptive sorter: the same sequence with one step per global phase,
+ * each two launches (split search, exchanges) that move `moved` of the
+ * pairs (the split searches' few reads are left out).
+ */
+static inline bs_cuda_cost
+bs_cost_adaptive(size_t n, size_t T, double moved)
+{
+	bs_cuda_cost c = {0, 0.0};
+	long		phases = 0,
+				stages = 0;
+
+	if (n < 2)
+		return c;
+	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2, stages++)
+		for (size_t h = k / 2; h >= T; h /= 2)
+			phases++;
+	c.launches = 1 + stages + 2 * phases;
+	c.passes = 1.0 + (double) stages + moved * (double) phases;
+	return c;
+}
+
+#endif							/* BS_CUDA_COST_MODEL_H */
