@@ -16,9 +16,8 @@
  * never move: a comparator whose partner is >= n never exchanges.
  *
  *   bs_tile_adaptive_merge   a merge inside a shared-memory tile (the tile
- *                            kernels are in tile_kernels.cuh)
- *   bs_adaptive_split_kernel the split of every subsequence of a phase > T
- *   bs_adaptive_step         that phase's exchanges
+ *                            kernels are in tile_kernels.cuh; the merges
+ *                            beyond the tile are in corank_kernels.cuh)
  */
 #ifndef BS_ADAPTIVE_KERNELS_CUH
 #define BS_ADAPTIVE_KERNELS_CUH
@@ -99,41 +98,6 @@ bs_tile_adaptive_merge(P *s, unsigned valid, unsigned m, bool mirror)
 		__syncthreads();
 	}
 	bs_tile_network_merge(s, valid, m, mirror);
-}
-
-/*
- * The splits of one global merge phase (mirror phases merge blocks of span
- * pairs, plain phases have stride span):
- * one thread per subsequence, bounds[2j], bounds[2j+1] = its [lo, hi).
- * A launch of its own, because the exchanges change what a search reads.
- */
-template<typename P>
-__global__ void
-__launch_bounds__(BS_CUDA_STEP_THREADS)
-bs_adaptive_split_kernel(const P *a, size_t n, size_t span, int mirror, size_t nseq, size_t *bounds)
-{
-	size_t		h = mirror ? span / 2 : span;
-
-	for (size_t j = (size_t) blockIdx.x * blockDim.x + threadIdx.x; j < nseq; j += (size_t) gridDim.x * blockDim.x)
-		bs_adaptive_split<P, size_t>(a, n, j * 2 * h, h, mirror != 0, &bounds[2 * j], &bounds[2 * j + 1]);
-}
-
-/* The exchanges of one global merge phase: only the exchanged pairs are touched. */
-template<typename P>
-__global__ void
-__launch_bounds__(BS_CUDA_STEP_THREADS)
-bs_adaptive_step(P *a, size_t span, int mirror, size_t ncmp, const size_t *bounds)
-{
-	size_t		h = mirror ? span / 2 : span;
-
-	for (size_t c = (size_t) blockIdx.x * blockDim.x + threadIdx.x; c < ncmp; c += (size_t) gridDim.x * blockDim.x)
-	{
-		size_t		j = c / h,
-					i = c % h;
-
-		if (i >= bounds[2 * j] && i < bounds[2 * j + 1])
-			bs_exchange<P, size_t>(a, j * 2 * h, h, mirror != 0, i);
-	}
 }
 
 #endif							/* BS_ADAPTIVE_KERNELS_CUH */

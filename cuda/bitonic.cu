@@ -1,11 +1,13 @@
 /*
  * bitonic.cu — which kernels to launch, in which order, for a buffer of n
  * pairs already on the GPU.  The standard and the adaptive sorter share the
- * launch sequence (tile sort; per merge stage beyond the tile, its steps of
- * span >= T in global memory, then one shared-memory launch for the rest)
- * and differ in their global kernels: the standard sorter does up to
- * pass_steps network steps in one pass (bs_global_pass), an adaptive global
- * phase is two launches (splits, then exchanges).
+ * shape of launch sequence (tile sort; per merge stage beyond the tile,
+ * global work, then shared-memory work): the standard sorter does up to
+ * pass_steps network steps in one pass (bs_global_pass) and finishes the
+ * stage's smaller strides in shared memory (bs_tile_merge); the adaptive
+ * sorter finds each output tile's co-rank (bs_corank_kernel) and merges
+ * the tile in shared memory into a second buffer (bs_merge_tile): one pass
+ * per stage.
  */
 #include "tile_kernels.cuh"
 #include "cost_model.h"
@@ -44,12 +46,11 @@ standard_pass(P *d, size_t n, size_t h, unsigned ns, bool mirror, size_t ngroups
  */
 template<typename P>
 static bool
-standard_stage(P *d, size_t n, size_t k, size_t *scratch, cudaStream_t stream)
+standard_stage(P *d, size_t n, size_t k, cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 	size_t		full = bs_pow2_ceil(n);
 
-	(void) scratch;
 	for (size_t h = k / 2; h >= T;)
 	{
 		unsigned	ns = bs_pass_steps(h, T, bs_pair_ops<P>::pass_steps);
@@ -61,64 +62,11 @@ standard_stage(P *d, size_t n, size_t k, size_t *scratch, cudaStream_t stream)
 	return true;
 }
 
-/* One global phase of the adaptive sorter: the splits, then the exchanges. */
+/* One shared-memory launch over every tile: src's tiles into dst's (dst may be src). */
 template<typename P>
 static bool
-adaptive_step(P *d, size_t n, size_t span, bool mirror, size_t ncmp, size_t *scratch, cudaStream_t stream)
-{
-	size_t		nseq = ncmp / (mirror ? span / 2 : span);
-
-	BS_LAUNCH(bs_adaptive_split_kernel<P>, dim3(step_blocks(nseq)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(d, n, span, mirror ? 1 : 0, nseq, scratch);
-	if (!bs_cuda_check(cudaGetLastError(), "bs_adaptive_split_kernel<<<>>>"))
-		return false;
-	BS_LAUNCH(bs_adaptive_step<P>, dim3(step_blocks(ncmp)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(d, span, mirror ? 1 : 0, ncmp, scratch);
-	return bs_cuda_check(cudaGetLastError(), "bs_adaptive_step<<<>>>");
-}
-
-/* The global phases of merge stage k of the adaptive sorter: the mirror phase, then strides k/4 .. T. */
-template<typename P>
-static bool
-adaptive_stage(P *d, size_t n, size_t k, size_t *scratch, cudaStream_t stream)
-{
-	size_t		ncmp = bs_pow2_ceil(n) / 2;
-
-	if (!adaptive_step(d, n, k, true, ncmp, scratch, stream))
-		return false;
-	for (size_t j = k / 4; j >= bs_pair_ops<P>::tile; j /= 2)
-		if (!adaptive_step(d, n, j, false, ncmp, scratch, stream))
-			return false;
-	return true;
-}
-
-/* The kernels of one sorter: shared-memory tile sort and merge, and the global phase. */
-template<typename P>
-struct bs_kernel_set
-{
-	void		(*tile_sort) (P *, size_t);
-	void		(*tile_merge) (P *, size_t);
-	bool		(*stage) (P *, size_t, size_t, size_t *, cudaStream_t);
-	const char *tile_sort_name;
-	const char *tile_merge_name;
-};
-
-/* Standard bitonic (bitonic_kernels.cuh, tile_kernels.cuh). */
-template<typename P>
-static const bs_kernel_set<P> standard_kernels = {
-	bs_tile_sort<P, false>, bs_tile_merge<P, false>, standard_stage<P>,
-	"bs_tile_sort<<<>>>", "bs_tile_merge<<<>>>"
-};
-
-/* Adaptive bitonic (adaptive_kernels.cuh, tile_kernels.cuh). */
-template<typename P>
-static const bs_kernel_set<P> adaptive_kernels = {
-	bs_tile_sort<P, true>, bs_tile_merge<P, true>, adaptive_stage<P>,
-	"bs_tile_sort<adaptive><<<>>>", "bs_tile_merge<adaptive><<<>>>"
-};
-
-/* One shared-memory launch over every tile. */
-template<typename P>
-static bool
-launch_tiles(void (*kernel) (P *, size_t), const char *name, P *d, size_t n, cudaStream_t stream)
+launch_tiles(void (*kernel) (const P *, P *, size_t), const char *name, const P *src, P *dst, size_t n,
+			 cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 	unsigned	ntiles = (unsigned) ((n + T - 1) / T);
@@ -126,40 +74,84 @@ launch_tiles(void (*kernel) (P *, size_t), const char *name, P *d, size_t n, cud
 	size_t		threads = bs_pow2_ceil(n < T ? n : T) / 2;
 
 	threads = threads < 32 ? 32 : threads > BS_CUDA_TILE_THREADS ? BS_CUDA_TILE_THREADS : threads;
-	BS_LAUNCH(kernel, dim3(ntiles), dim3((unsigned) threads), 0, stream)(d, n);
+	BS_LAUNCH(kernel, dim3(ntiles), dim3((unsigned) threads), 0, stream)(src, dst, n);
 	return bs_cuda_check(cudaGetLastError(), name);
 }
 
-/* Sort n pairs in device memory with the kernels of one sorter. */
+/*
+ * The standard sorter: tiles sorted in shared memory; per merge stage
+ * beyond the tile, its global passes, then the tile merge.
+ */
 template<typename P>
 static bool
-run_network(const bs_kernel_set<P> &ks, P *d, size_t n, size_t *scratch, cudaStream_t stream)
+standard_sort(P *d, size_t n, void *scratch, cudaStream_t stream)
+{
+	(void) scratch;
+	if (!launch_tiles(bs_tile_sort<P, false>, "bs_tile_sort<<<>>>", d, d, n, stream))
+		return false;
+	for (size_t k = 2 * bs_pair_ops<P>::tile; k <= bs_pow2_ceil(n); k *= 2)
+		if (!standard_stage(d, n, k, stream) ||
+			!launch_tiles(bs_tile_merge<P>, "bs_tile_merge<<<>>>", d, d, n, stream))
+			return false;
+	return true;
+}
+
+/* Merge stages of the adaptive sorter for n pairs: each reads one buffer and writes the other. */
+static unsigned
+adaptive_stages(size_t n, size_t T)
+{
+	unsigned	stages = 0;
+
+	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
+		stages++;
+	return stages;
+}
+
+/*
+ * The adaptive sorter: tiles sorted adaptively in shared memory; per merge
+ * stage beyond the tile, the co-ranks of the output tiles, then each tile
+ * merged, from one buffer into the other (d and the scratch's n pairs).
+ * With an odd number of stages the tile sort writes to the scratch, so that
+ * the last stage writes to d.
+ */
+template<typename P>
+static bool
+adaptive_sort(P *d, size_t n, void *scratch, cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
-	size_t		full = bs_pow2_ceil(n);
+	size_t		ntiles = (n + T - 1) / T;
+	P		   *other = (P *) scratch;
+	size_t	   *corank = (size_t *) (other + n);
+	P		   *cur = adaptive_stages(n, T) % 2 ? other : d;
 
-	if (n < 2)
-		return true;
-	if (!launch_tiles(ks.tile_sort, ks.tile_sort_name, d, n, stream))
+	if (!launch_tiles(bs_tile_sort<P, true>, "bs_tile_sort<adaptive><<<>>>", d, cur, n, stream))
 		return false;
-	for (size_t k = 2 * T; k <= full; k *= 2)
+	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
 	{
-		if (!ks.stage(d, n, k, scratch, stream))
+		P		   *next = cur == d ? other : d;
+
+		BS_LAUNCH(bs_corank_kernel<P>, dim3(step_blocks(ntiles)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(cur, n, k, ntiles, corank);
+		if (!bs_cuda_check(cudaGetLastError(), "bs_corank_kernel<<<>>>"))
 			return false;
-		if (!launch_tiles(ks.tile_merge, ks.tile_merge_name, d, n, stream))
+		BS_LAUNCH(bs_merge_tile<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, stream)(cur, next, n, k, corank);
+		if (!bs_cuda_check(cudaGetLastError(), "bs_merge_tile<<<>>>"))
 			return false;
+		cur = next;
 	}
 	return true;
 }
 
-/* Device scratch bytes the algorithm needs for n pairs: the adaptive splits of a phase. */
+/*
+ * Device scratch bytes the algorithm needs for n pairs: the adaptive
+ * sorter's second buffer of n pairs and its tiles' co-ranks.
+ */
 template<typename P>
 size_t
 bs_gpu_scratch_bytes(size_t n, bs_algorithm algo)
 {
-	size_t		nseq = bs_pow2_ceil(n) / (2 * bs_pair_ops<P>::tile);
+	size_t		ntiles = (n + bs_pair_ops<P>::tile - 1) / bs_pair_ops<P>::tile;
 
-	return algo == BS_ALGO_ADAPTIVE ? 2 * sizeof(size_t) * (nseq ? nseq : 1) : 0;
+	return algo == BS_ALGO_ADAPTIVE ? n * sizeof(P) + ntiles * sizeof(size_t) : 0;
 }
 
 /* Sort n pairs in device memory with the chosen algorithm (auto: standard). */
@@ -167,8 +159,9 @@ template<typename P>
 bool
 bs_gpu_sort(P *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
 {
-	return run_network(algo == BS_ALGO_ADAPTIVE ? adaptive_kernels<P> : standard_kernels<P>,
-					   d, n, (size_t *) scratch, stream);
+	if (n < 2)
+		return true;
+	return algo == BS_ALGO_ADAPTIVE ? adaptive_sort(d, n, scratch, stream) : standard_sort(d, n, scratch, stream);
 }
 
 template size_t bs_gpu_scratch_bytes<bs_pair32>(size_t, bs_algorithm);

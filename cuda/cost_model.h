@@ -27,13 +27,6 @@ bs_pass_steps(size_t h, size_t T, unsigned max_steps)
 	return ns;
 }
 
-/*
- * The share of the pairs an adaptive global phase exchanges on random
- * input, as test_cuda_sort measures it in the emulator (0.50 at 2^16 ..
- * 2^20, both shapes); at most 1.0.
- */
-#define BS_COST_ADAPTIVE_MOVED_RANDOM 0.50
-
 /* Launches and passes of one sort. */
 typedef struct bs_cuda_cost
 {
@@ -65,24 +58,22 @@ bs_cost_standard(size_t n, size_t T, unsigned max_steps)
 }
 
 /*
- * The adaptive sorter: the same sequence with one step per global phase,
- * each two launches (split search, exchanges) that move `moved` of the
- * pairs (the split searches' few reads are left out).
+ * The adaptive sorter: one tile sort; per merge stage beyond the tile T,
+ * the co-rank search (its few reads are left out) and one tile merge from
+ * one buffer into the other: a pass.
  */
 static inline bs_cuda_cost
-bs_cost_adaptive(size_t n, size_t T, double moved)
+bs_cost_adaptive(size_t n, size_t T)
 {
 	bs_cuda_cost c = {0, 0.0};
-	long		phases = 0,
-				stages = 0;
+	long		stages = 0;
 
 	if (n < 2)
 		return c;
-	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2, stages++)
-		for (size_t h = k / 2; h >= T; h /= 2)
-			phases++;
-	c.launches = 1 + stages + 2 * phases;
-	c.passes = 1.0 + (double) stages + moved * (double) phases;
+	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
+		stages++;
+	c.launches = 1 + 2 * stages;
+	c.passes = 1.0 + (double) stages;
 	return c;
 }
 

@@ -294,8 +294,9 @@ cuda_sort(P *pairs, size_t n, const bs_options *opt)
 		if (st != BS_ERR_UNSUPPORTED)
 			return st;
 	}
-	/* the adaptive splits take at most 1/1024 of the chunk's bytes */
-	job.chunk = (opt->algorithm == BS_ALGO_ADAPTIVE ? budget - budget / 512 : budget) / sizeof(P);
+	/* the adaptive sorter's second buffer and co-ranks: under one byte a pair more */
+	job.chunk = opt->algorithm != BS_ALGO_ADAPTIVE ? budget / sizeof(P) :
+		budget > sizeof(size_t) ? (budget - sizeof(size_t)) / (2 * sizeof(P) + 1) : 0;
 	if (job.chunk < bs_pair_ops<P>::tile)
 		job.chunk = bs_pair_ops<P>::tile;
 	if (job.chunk > n)

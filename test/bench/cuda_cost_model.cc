@@ -5,10 +5,8 @@
  * sizes of cuda/bs_cuda_config.h) for n = 2^16 .. 2^28, beside the naive
  * network (one launch per step), and the time they imply at a memory
  * bandwidth (default: an H100's 3.35 TB/s).  test_cuda_sort holds the
- * emulator's measured traffic to the same counts at 2^16 .. 2^20; the
- * adaptive sorter's exchanged share on random input (0.50) is measured
- * there.  Memory traffic only: launch gaps and the split searches'
- * latency are not in it.
+ * emulator's measured traffic to the same counts at 2^16 .. 2^20.  Memory
+ * traffic only: launch gaps and the co-rank searches are not in it.
  *   cuda_cost_model [bandwidth in TB/s]
  */
 #include "cuda/cost_model.h"
@@ -30,7 +28,7 @@ table(const char *shape, size_t bytes, size_t tile, unsigned pass_steps, double 
 		size_t		n = (size_t) 1 << e;
 		long		naive = (long) e * (e + 1) / 2;
 		bs_cuda_cost s = bs_cost_standard(n, tile, pass_steps);
-		bs_cuda_cost a = bs_cost_adaptive(n, tile, BS_COST_ADAPTIVE_MOVED_RANDOM);
+		bs_cuda_cost a = bs_cost_adaptive(n, tile);
 		double		pass_ms = 2.0 * (double) n * (double) bytes / bandwidth * 1e3;
 
 		printf("| 2^%u | %ld | %ld | %.0f%% | %.2f | %ld | %.1f | %.2f |\n", e, naive, s.launches,
@@ -44,16 +42,15 @@ main(int argc, char **argv)
 	double		bandwidth = (argc > 1 ? atof(argv[1]) : 3.35) * 1e12;
 	size_t		n24 = (size_t) 1 << 24;
 
-	printf("Global-memory passes of one sort (a pass reads and writes every pair once) at %.2f TB/s;\n"
-		   "adaptive phases exchange %.2f of the pairs on random input (measured by test_cuda_sort).\n",
-		   bandwidth / 1e12, BS_COST_ADAPTIVE_MOVED_RANDOM);
+	printf("Global-memory passes of one sort (a pass reads and writes every pair once) at %.2f TB/s.\n",
+		   bandwidth / 1e12);
 	table("32-bit keys (8-byte packed pairs)", 8, BS_CUDA_TILE_PAIRS32, BS_CUDA_PASS_STEPS32, bandwidth);
 	table("64-bit keys (16-byte pairs)", 16, BS_CUDA_TILE_PAIRS64, BS_CUDA_PASS_STEPS64, bandwidth);
 	printf("\nAt 2^24 (targets: standard <= 30 passes, adaptive <= 14): standard %.0f (32-bit keys), %.0f (64-bit);"
 		   " adaptive %.1f, %.1f\n",
 		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS32, BS_CUDA_PASS_STEPS32).passes,
 		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS64, BS_CUDA_PASS_STEPS64).passes,
-		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS32, BS_COST_ADAPTIVE_MOVED_RANDOM).passes,
-		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS64, BS_COST_ADAPTIVE_MOVED_RANDOM).passes);
+		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS32).passes,
+		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS64).passes);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * test_cuda_kernels.cc — every kernel of the standard and the adaptive
  * bitonic sorter, on device memory, each against a CPU reference of what
- * that one launch (or phase) must do, for both pair shapes, under several
+ * that one launch (or merge stage) must do, for both pair shapes, under several
  * schedule seeds (in the emulator, with its race, bounds and barrier checks
  * on); plus launch semantics (barriers, indices, launch errors) and the
  * emulator's speed on a 64K-pair tile sort.  Builds for a real GPU too.
@@ -55,11 +55,11 @@ test_emulator(void)
 template<typename P>
 struct tile_kernel
 {
-	void		(*fn) (P *, size_t);
+	void		(*fn) (const P *, P *, size_t);
 	const char *name;
 };
 
-/* bs_tile_sort: every tile (the last one partial) equals its sorted input. */
+/* bs_tile_sort: every tile (the last one partial) equals its sorted input, in place or into another buffer. */
 template<typename P>
 static void
 test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
@@ -75,12 +75,16 @@ test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
 	for (size_t lo = 0; lo < n; lo += T)
 		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
 	dev_buffer<P> d(a);
+	dev_buffer<P> out{std::vector<P>(n)};
+	bool		elsewhere = dist == GEN_RANDOM;
+
 	t0 = now_seconds();
-	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n);
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, elsewhere ? out.p : d.p, n);
 	ok = cudaGetLastError() == cudaSuccess;
 	t0 = now_seconds() - t0;
-	unit_report(ok && same_pairs(d.get(), ref), "%s %s n=%zu %s seed %llu: every tile sorted (%.3f s)",
-				k.name, shape_name(a.data()), n, gen_dist_names[dist], (unsigned long long) seed, t0);
+	unit_report(ok && same_pairs((elsewhere ? out : d).get(), ref) && (!elsewhere || same_pairs(d.get(), a)),
+				"%s %s n=%zu %s seed %llu: every tile sorted %s (%.3f s)", k.name, shape_name(a.data()), n,
+				gen_dist_names[dist], (unsigned long long) seed, elsewhere ? "into another buffer" : "in place", t0);
 }
 
 /* Reverse a[lo, hi). */
@@ -138,31 +142,10 @@ test_tile_merge(tile_kernel<P> k, size_t n)
 	for (size_t lo = 0; lo < n; lo += T)
 		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
 	dev_buffer<P> d(a);
-	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n);
+	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.p, n);
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref),
 				"%s %s n=%zu seed %llu: bitonic tiles merged", k.name, shape_name(a.data()), n,
 				(unsigned long long) seed);
-}
-
-/* A global phase (its launches) and its name. */
-template<typename P>
-struct step_kernel
-{
-	void		(*fn) (P *, size_t, size_t, bool, size_t);
-	const char *name;
-};
-
-/* The adaptive global phase: the splits, then the exchanges. */
-template<typename P>
-static void
-adaptive_phase(P *a, size_t n, size_t span, bool mirror, size_t ncmp)
-{
-	size_t		nseq = ncmp / (mirror ? span / 2 : span);
-	dev_buffer<size_t> bounds(std::vector<size_t>(2 * nseq));
-
-	BS_LAUNCH(bs_adaptive_split_kernel<P>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, n, span, mirror ? 1 : 0, nseq, bounds.p);
-	if (cudaPeekAtLastError() == cudaSuccess)
-		BS_LAUNCH(bs_adaptive_step<P>, dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(a, span, mirror ? 1 : 0, ncmp, bounds.p);
 }
 
 /*
@@ -185,34 +168,33 @@ merge_input(std::vector<P> &a, size_t h, bool mirror)
 }
 
 /*
- * bs_adaptive_step: one mirror or plain step on input the
- * sorter would give it (sorted runs, or bitonic blocks) equals the same
- * comparators run on the CPU.
+ * bs_corank_kernel + bs_merge_tile: one merge stage k of the adaptive
+ * sorter on sorted runs of k/2 (the last run short, or alone) equals the
+ * runs merged on the CPU, written to the other buffer, the input intact.
  */
 template<typename P>
 static void
-test_global_step(step_kernel<P> k, size_t n, size_t span, bool mirror)
+test_merge_stage(size_t n, size_t k)
 {
-	size_t		full = 1;
+	const size_t T = bs_pair_ops<P>::tile;
+	size_t		ntiles = (n + T - 1) / T;
 	std::vector<P> a(n), ref;
 
-	while (full < n)
-		full *= 2;
-	merge_input(a, mirror ? span / 2 : span, mirror);
+	merge_input(a, k / 2, true);
 	ref = a;
-	for (size_t c = 0; c < full / 2; c++)
-	{
-		size_t		i, p;
-
-		bs_comparator<size_t>(c, span, mirror, &i, &p);
-		if (p < n)
-			bs_cmpx(ref[i], ref[p]);
-	}
+	for (size_t lo = 0; lo < n; lo += k)
+		ref_sort(ref.data() + lo, n - lo < k ? n - lo : k);
 	dev_buffer<P> d(a);
-	k.fn(d.p, n, span, mirror, full / 2);
-	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref) && !same_pairs(a, ref),
-				"%s %s n=%zu %s span=%zu seed %llu: the CPU's comparators, some exchanged", k.name,
-				shape_name(a.data()), n, mirror ? "mirror" : "plain", span, (unsigned long long) seed);
+	dev_buffer<P> out{std::vector<P>(n)};
+	dev_buffer<size_t> corank{std::vector<size_t>(ntiles)};
+
+	/* few blocks for the searches: the grid-stride loop works too */
+	BS_LAUNCH(bs_corank_kernel<P>, dim3(2), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(d.p, n, k, ntiles, corank.p);
+	if (cudaPeekAtLastError() == cudaSuccess)
+		BS_LAUNCH(bs_merge_tile<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, out.p, n, k, corank.p);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(out.get(), ref) && same_pairs(d.get(), a),
+				"bs_corank_kernel + bs_merge_tile %s n=%zu k=%zu seed %llu: runs of k/2 merged into the other buffer",
+				shape_name(a.data()), n, k, (unsigned long long) seed);
 }
 
 /*
@@ -252,41 +234,35 @@ test_global_pass(size_t n, size_t h, bool mirror)
 				shape_name(a.data()), n, mirror ? "mirror" : "plain", h, (unsigned long long) seed);
 }
 
-/* The tile kernels of one shape and one sorter. */
-template<typename P>
-static void
-test_tiles(tile_kernel<P> sort, tile_kernel<P> merge)
-{
-	const size_t T = bs_pair_ops<P>::tile;
-
-	test_tile_sort<P>(sort, 1, GEN_RANDOM);
-	test_tile_sort<P>(sort, T - 1, GEN_REVERSED);
-	test_tile_sort<P>(sort, 5 * T / 2, GEN_RANDOM);
-	test_tile_sort<P>(sort, 2 * T + 17, GEN_FEW_DISTINCT);
-	test_tile_merge<P>(merge, T);
-	test_tile_merge<P>(merge, 3 * T + T / 3);
-}
-
 /* The standard and the adaptive kernels of one shape. */
 template<typename P>
 static void
 test_shape(void)
 {
 	const size_t T = bs_pair_ops<P>::tile;
-	step_kernel<P> adaptive = {adaptive_phase<P>, "bs_adaptive_split_kernel + bs_adaptive_step"};
 
-	test_tiles<P>({bs_tile_sort<P, false>, "bs_tile_sort"}, {bs_tile_merge<P, false>, "bs_tile_merge"});
+	for (int adaptive = 0; adaptive <= 1; adaptive++)
+	{
+		tile_kernel<P> sort = {adaptive ? bs_tile_sort<P, true> : bs_tile_sort<P, false>,
+			adaptive ? "bs_tile_sort<adaptive>" : "bs_tile_sort"};
+
+		test_tile_sort<P>(sort, 1, GEN_RANDOM);
+		test_tile_sort<P>(sort, T - 1, GEN_REVERSED);
+		test_tile_sort<P>(sort, 5 * T / 2, GEN_RANDOM);
+		test_tile_sort<P>(sort, 2 * T + 17, GEN_FEW_DISTINCT);
+	}
+	test_tile_merge<P>({bs_tile_merge<P>, "bs_tile_merge"}, T);
+	test_tile_merge<P>({bs_tile_merge<P>, "bs_tile_merge"}, 3 * T + T / 3);
 	test_global_pass<P, 1>(4 * T, T, true);
 	test_global_pass<P, 1>(4 * T + 5, T, false);
 	test_global_pass<P, 2>(4 * T - 3, 2 * T, true);
 	test_global_pass<P, 3>(7 * T + 1, 4 * T, false);
 	test_global_pass<P, bs_pair_ops<P>::pass_steps>(((size_t) T << bs_pair_ops<P>::pass_steps) + 3 * T + 1,
 												   (size_t) T << (bs_pair_ops<P>::pass_steps - 1), true);
-	test_tiles<P>({bs_tile_sort<P, true>, "bs_tile_sort<adaptive>"}, {bs_tile_merge<P, true>, "bs_tile_merge<adaptive>"});
-	test_global_step<P>(adaptive, 4 * T, 2 * T, true);
-	test_global_step<P>(adaptive, 4 * T - 3, 4 * T, true);
-	test_global_step<P>(adaptive, 4 * T + 5, T, false);
-	test_global_step<P>(adaptive, 7 * T + 1, 4 * T, false);
+	test_merge_stage<P>(4 * T, 2 * T);
+	test_merge_stage<P>(8 * T, 8 * T);
+	test_merge_stage<P>(5 * T + 7, 4 * T);
+	test_merge_stage<P>(3 * T - 1, 4 * T);
 }
 
 int

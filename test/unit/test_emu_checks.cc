@@ -13,6 +13,8 @@
 #include "cuda/tile_kernels.cuh"
 #include "cuda_test.h"
 
+#include <algorithm>
+
 #include <csignal>
 #include <cstdlib>
 #include <initializer_list>
@@ -80,6 +82,35 @@ tile_merge_no_step_barrier(P *a, size_t n)
 	bs_tile_store(s, a, valid);
 }
 
+/* How broken_merge_tile breaks bs_merge_tile. */
+enum merge_fault
+{
+	NO_PUT_BARRIER,				/* outputs written back while other threads still merge from s */
+	STORE_OFF_BY_ONE			/* the store's loop runs to i <= the tile's pairs */
+};
+
+/* bs_merge_tile (pieces, load, merge, write back, store) with one fault. */
+template<typename P>
+__global__ void
+broken_merge_tile(const P *src, P *dst, size_t n, size_t k, const size_t *corank, merge_fault fault)
+{
+	const unsigned IPT = bs_pair_ops<P>::tile / BS_CUDA_TILE_THREADS;
+	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	bs_tile_pieces<P> t = bs_merge_tile_pieces<P>(src, n, k, corank);
+	unsigned	end = t.na + t.nb + (fault == STORE_OFF_BY_ONE ? 1 : 0);
+	P			v[IPT];
+
+	bs_merge_tile_load(s, t);
+	__syncthreads();
+	bs_merge_tile_items<P, IPT>(s, t, v);
+	if (fault != NO_PUT_BARRIER)
+		__syncthreads();
+	bs_merge_tile_put<P, IPT>(s, t, v);
+	__syncthreads();
+	for (unsigned i = threadIdx.x; i < end; i += blockDim.x)
+		dst[t.o + i] = s[i];
+}
+
 /* bs_global_pass with its bound off by one: a pair at position n, one past the end, is loaded too. */
 template<typename P>
 __global__ void
@@ -140,6 +171,44 @@ expect_finding(const std::string &what, cudaError_t err, bs_emu_check kind, std:
 		unit_note("%s: %s", bs_emu_check_names[r[0].kind], r[0].text.c_str());
 }
 
+/* Stage 2T of the adaptive sorter over n random pairs: the co-ranks, then one broken merge launch. */
+template<typename P>
+static cudaError_t
+run_broken_merge(size_t n, merge_fault fault)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+	size_t		ntiles = (n + T - 1) / T;
+	std::vector<P> a = random_pairs<P>(n);
+
+	for (size_t lo = 0; lo < n; lo += T)
+		std::sort(a.begin() + lo, a.begin() + (n - lo < T ? n : lo + T),
+				  [](const P &x, const P &y) { return bs_pair_ops<P>::gt(y, x); });
+	dev_buffer<P> src(a);
+	dev_buffer<P> dst{std::vector<P>(n)};
+	dev_buffer<size_t> corank{std::vector<size_t>(ntiles)};
+
+	BS_LAUNCH(bs_corank_kernel<P>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(src.p, n, 2 * T, ntiles, corank.p);
+	if (cudaPeekAtLastError() != cudaSuccess)
+		return cudaGetLastError();
+	BS_LAUNCH(broken_merge_tile<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(src.p, dst.p, n, 2 * T, corank.p, fault);
+	return cudaGetLastError();
+}
+
+/* The adaptive merge tile's broken copies: a missing barrier (race) and a tile edge off by one (bounds). */
+template<typename P>
+static void
+test_merge_tile(void)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+
+	expect_finding(std::string(shape_name((P *) 0)) + " merge tile writing back without the barrier",
+				   run_broken_merge<P>(2 * T, NO_PUT_BARRIER), BS_EMU_RACE,
+				   {"broken_merge_tile", "shared array s", "corank_kernels.cuh:"});
+	expect_finding(std::string(shape_name((P *) 0)) + " merge tile storing i <= its pairs",
+				   run_broken_merge<P>(2 * T - 3, STORE_OFF_BY_ONE), BS_EMU_OUT_OF_BOUNDS,
+				   {"broken_merge_tile", "writes", "past the end of device allocation #", "test_emu_checks.cc:"});
+}
+
 /* A missing barrier in shared memory is a race, under every seed, the fixed order included. */
 template<typename P>
 static void
@@ -185,7 +254,7 @@ test_bounds(void)
 				   {"broken_tile_sort", "writes", "0 bytes past the end of shared array s",
 					"test_emu_checks.cc:"});
 	/* and the launch after an abandoned one runs clean */
-	BS_LAUNCH((bs_tile_sort<P, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n);
+	BS_LAUNCH((bs_tile_sort<P, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.p, s.n);
 	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_pending_reports() == 0,
 				"%s: the launch after an abandoned one runs clean", shape_name((P *) 0));
 }
@@ -323,6 +392,8 @@ main(void)
 	test_bounds<bs_pair32>();
 	test_bounds<bs_pair64>();
 	test_barriers<bs_pair32>();
+	test_merge_tile<bs_pair32>();
+	test_merge_tile<bs_pair64>();
 	test_fences();
 	test_schedule();
 	return cuda_test_exit();
