@@ -3,8 +3,9 @@
  * pairs already on the GPU.  The standard and the adaptive sorter share the
  * shape of launch sequence (tile sort; per merge stage beyond the tile,
  * global work, then shared-memory work): the standard sorter does up to
- * pass_steps network steps in one pass (bs_global_pass) and finishes the
- * stage's smaller strides in shared memory (bs_tile_merge); the adaptive
+ * pass_steps network steps in one pass (bs_global_pass) while the strides
+ * are at least a block of 4 tiles, and finishes the stage in one more pass
+ * (bs_block_merge: registers, then shared memory); the adaptive
  * sorter finds each output tile's co-rank (bs_corank_kernel) and merges
  * the tile in shared memory into a second buffer (bs_merge_tile): one pass
  * per stage.
@@ -40,26 +41,48 @@ standard_pass(P *d, size_t n, size_t h, unsigned ns, bool mirror, size_t ngroups
 }
 
 /*
- * The global steps of merge stage k of the standard sorter (the mirror step
- * of span k, then the plain strides k/4 .. T), bs_pair_ops<P>::pass_steps
- * to a pass.
+ * The steps of merge stage k of the standard sorter whose strides are at
+ * least the block B (the mirror step of span k, then the plain strides
+ * k/4 .. B), bs_pair_ops<P>::pass_steps to a global pass.
  */
 template<typename P>
 static bool
-standard_stage(P *d, size_t n, size_t k, cudaStream_t stream)
+standard_global_steps(P *d, size_t n, size_t k, cudaStream_t stream)
 {
-	const size_t T = bs_pair_ops<P>::tile;
+	const size_t B = bs_pair_ops<P>::block;
 	size_t		full = bs_pow2_ceil(n);
 
-	for (size_t h = k / 2; h >= T;)
+	for (size_t h = k / 2; h >= B;)
 	{
-		unsigned	ns = bs_pass_steps(h, T, bs_pair_ops<P>::pass_steps);
+		unsigned	ns = bs_pass_steps(h, B, bs_pair_ops<P>::pass_steps);
 
 		if (!standard_pass<P>(d, n, h, ns, h == k / 2, full >> ns, stream))
 			return false;
 		h >>= ns;
 	}
 	return true;
+}
+
+/*
+ * The rest of merge stage k in one launch (bs_block_merge): the steps of
+ * strides h .. T, h = k/2 (the mirror step) or B/2, in registers, the
+ * smaller ones in shared memory.
+ */
+template<typename P>
+static bool
+standard_block_merge(P *d, size_t n, size_t k, cudaStream_t stream)
+{
+	const size_t B = bs_pair_ops<P>::block;
+	size_t		h = k / 2 < B / 2 ? k / 2 : B / 2;
+	unsigned	blocks = (unsigned) ((n + B - 1) / B);
+	int			mirror = h == k / 2;
+
+	/* h is T or 2T: bs_block_merge holds steps of strides h .. T */
+	if (h == bs_pair_ops<P>::tile)
+		BS_LAUNCH((bs_block_merge<P, 1>), dim3(blocks), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
+	else
+		BS_LAUNCH((bs_block_merge<P, 2>), dim3(blocks), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
+	return bs_cuda_check(cudaGetLastError(), "bs_block_merge<<<>>>");
 }
 
 /* One shared-memory launch over every tile: src's tiles into dst's (dst may be src). */
@@ -80,7 +103,7 @@ launch_tiles(void (*kernel) (const P *, P *, size_t), const char *name, const P 
 
 /*
  * The standard sorter: tiles sorted in shared memory; per merge stage
- * beyond the tile, its global passes, then the tile merge.
+ * beyond the tile, its global passes, then the block merge.
  */
 template<typename P>
 static bool
@@ -90,8 +113,7 @@ standard_sort(P *d, size_t n, void *scratch, cudaStream_t stream)
 	if (!launch_tiles(bs_tile_sort<P, false>, "bs_tile_sort<<<>>>", d, d, n, stream))
 		return false;
 	for (size_t k = 2 * bs_pair_ops<P>::tile; k <= bs_pow2_ceil(n); k *= 2)
-		if (!standard_stage(d, n, k, stream) ||
-			!launch_tiles(bs_tile_merge<P>, "bs_tile_merge<<<>>>", d, d, n, stream))
+		if (!standard_global_steps(d, n, k, stream) || !standard_block_merge(d, n, k, stream))
 			return false;
 	return true;
 }

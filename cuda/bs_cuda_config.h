@@ -9,6 +9,13 @@
 #define BS_CUDA_TILE_PAIRS32 4096
 #define BS_CUDA_TILE_PAIRS64 2048
 
+/*
+ * Pairs one block of the standard sorter's block merge finishes a stage in
+ * (4 tiles: each of its 512 threads holds 32 packed or 16 64-bit pairs).
+ */
+#define BS_CUDA_BLOCK_PAIRS32 16384
+#define BS_CUDA_BLOCK_PAIRS64 8192
+
 /* Threads of a block of the tile kernels and of the global step kernel. */
 #define BS_CUDA_TILE_THREADS 512
 #define BS_CUDA_STEP_THREADS 256

@@ -14,15 +14,15 @@
 /*
  * Steps the next standard global pass of a merge stage takes, its highest
  * stride h (the stage's mirror step counts as stride k/2): as many as
- * max_steps allows without a stride below the tile T, where the
- * shared-memory merge takes over.
+ * max_steps allows without a stride below the block B, where the block
+ * merge takes over.
  */
 static inline unsigned
-bs_pass_steps(size_t h, size_t T, unsigned max_steps)
+bs_pass_steps(size_t h, size_t B, unsigned max_steps)
 {
 	unsigned	ns = 1;
 
-	while (ns < max_steps && (h >> ns) >= T)
+	while (ns < max_steps && (h >> ns) >= B)
 		ns++;
 	return ns;
 }
@@ -36,11 +36,12 @@ typedef struct bs_cuda_cost
 
 /*
  * The standard sorter: one tile sort; per merge stage beyond the tile T,
- * its global steps max_steps to a pass, then one tile merge.  Every launch
- * reads and writes every pair: passes = launches.
+ * its global steps of stride >= the block B max_steps to a pass, then one
+ * block merge.  Every launch reads and writes every pair: passes =
+ * launches.
  */
 static inline bs_cuda_cost
-bs_cost_standard(size_t n, size_t T, unsigned max_steps)
+bs_cost_standard(size_t n, size_t T, size_t B, unsigned max_steps)
 {
 	bs_cuda_cost c = {0, 0.0};
 
@@ -49,7 +50,7 @@ bs_cost_standard(size_t n, size_t T, unsigned max_steps)
 	c.launches = 1;
 	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
 	{
-		for (size_t h = k / 2; h >= T; h >>= bs_pass_steps(h, T, max_steps))
+		for (size_t h = k / 2; h >= B; h >>= bs_pass_steps(h, B, max_steps))
 			c.launches++;
 		c.launches++;
 	}

@@ -17,6 +17,7 @@ template<> struct bs_pair_ops<bs_pair32>
 {
 	static const unsigned tile = BS_CUDA_TILE_PAIRS32;
 	static const unsigned pass_steps = BS_CUDA_PASS_STEPS32;
+	static const unsigned block = BS_CUDA_BLOCK_PAIRS32;
 
 	/* Whether a orders after b. */
 	static __host__ __device__ __forceinline__ bool gt(bs_pair32 a, bs_pair32 b)
@@ -30,6 +31,7 @@ template<> struct bs_pair_ops<bs_pair64>
 {
 	static const unsigned tile = BS_CUDA_TILE_PAIRS64;
 	static const unsigned pass_steps = BS_CUDA_PASS_STEPS64;
+	static const unsigned block = BS_CUDA_BLOCK_PAIRS64;
 
 	/* Whether a orders after b. */
 	static __host__ __device__ __forceinline__ bool gt(const bs_pair64 &a, const bs_pair64 &b)

@@ -4,8 +4,10 @@
  * adaptively, stored once.
  *
  *   bs_tile_sort<P, A>   sorts each tile: the merges of blocks 2 .. T
- *   bs_tile_merge<P>     finishes a merge stage of the standard sorter:
- *                        every step below T
+ *   bs_block_merge<P,NS> finishes a merge stage of the standard sorter in
+ *                        blocks of R tiles: its steps of stride T .. B/2
+ *                        in registers, the smaller ones tile by tile in
+ *                        shared memory
  */
 #ifndef BS_TILE_KERNELS_CUH
 #define BS_TILE_KERNELS_CUH
@@ -40,20 +42,67 @@ bs_tile_sort(const P *src, P *dst, size_t n)
 	bs_tile_store(s, dst, valid);
 }
 
-/* Finish a merge stage of the standard sorter inside every tile: all steps of stride < T. */
-template<typename P>
+/*
+ * Finish a merge stage of the standard sorter inside every block of
+ * B = bs_pair_ops<P>::block pairs (R = B / T tiles; launched with
+ * BS_CUDA_TILE_THREADS threads): its NS steps of strides h = T << (NS - 1)
+ * .. T (the first the stage's mirror step where the stage is no larger
+ * than the block) in registers, each thread holding B /
+ * BS_CUDA_TILE_THREADS pairs as groups of bs_global_pass's layout (lowest
+ * stride T, so group j's pair m lies in tile (j * threads / T) * G + m, at
+ * the group's offset r or, mirrored, T - 1 - r); then, tile by tile, the
+ * thread's pairs of that tile written into shared memory, the steps of
+ * stride < T there, and the tile stored.  One pass over global memory.
+ */
+template<typename P, unsigned NS>
 __global__ void
 __launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_tile_merge(const P *src, P *dst, size_t n)
+bs_block_merge(P *a, size_t n, int mirror)
 {
+	const unsigned T = bs_pair_ops<P>::tile;
+	const unsigned G = bs_group<NS>::G;
+	const unsigned GROUPS = bs_pair_ops<P>::block / G / BS_CUDA_TILE_THREADS;	/* a thread's */
+	const size_t h = (size_t) T << (NS - 1);
+	static_assert(bs_pair_ops<P>::block == 4 * bs_pair_ops<P>::tile && T % BS_CUDA_TILE_THREADS == 0 && NS <= 2,
+				  "a block of 4 tiles, each a multiple of the threads");
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
-	unsigned	valid = bs_tile_valid<P>(n);
-	unsigned	top = bs_tile_top(valid);
+	size_t		first = (size_t) blockIdx.x * bs_pair_ops<P>::block;
+	size_t		left = n - first;
+	P		   *blk = a + first;
+	P			v[GROUPS * G];
 
-	bs_tile_load(s, src, valid);
-	if (top > 1)
-		bs_tile_network_merge(s, valid, top, false);
-	bs_tile_store(s, dst, valid);
+	BS_UNROLL
+	for (unsigned j = 0; j < GROUPS; j++)
+	{
+		bs_group<NS> grp(threadIdx.x + j * BS_CUDA_TILE_THREADS, h, mirror != 0);
+
+		bs_group_load<P, NS>(v + j * G, blk, left, grp);
+		bs_group_network<P, NS>(v + j * G, left, grp);
+	}
+	BS_UNROLL
+	for (unsigned c = 0; c < bs_pair_ops<P>::block / T; c++)
+	{
+		unsigned	valid;
+
+		if ((size_t) c * T >= left)
+			break;
+		valid = left - (size_t) c * T < T ? (unsigned) (left - (size_t) c * T) : T;
+		BS_UNROLL
+		for (unsigned j = 0; j < GROUPS; j++)
+		{
+			unsigned	r = (threadIdx.x + j * BS_CUDA_TILE_THREADS) % T;
+
+			BS_UNROLL
+			for (unsigned m = 0; m < G; m++)
+				if ((j * BS_CUDA_TILE_THREADS / T) * G + m == c && (m < G / 2 || !mirror ? r : T - 1 - r) < valid)
+					s[m < G / 2 || !mirror ? r : T - 1 - r] = v[j * G + m];
+		}
+		__syncthreads();
+		bs_tile_network_merge(s, valid, T, false);
+		for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
+			blk[(size_t) c * T + i] = s[i];
+		__syncthreads();
+	}
 }
 
 #endif							/* BS_TILE_KERNELS_CUH */

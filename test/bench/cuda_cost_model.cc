@@ -17,9 +17,10 @@
 
 /* One table: a pair shape of `bytes` bytes, its tile and its steps per standard pass. */
 static void
-table(const char *shape, size_t bytes, size_t tile, unsigned pass_steps, double bandwidth)
+table(const char *shape, size_t bytes, size_t tile, size_t block, unsigned pass_steps, double bandwidth)
 {
-	printf("\n%s, tile T = %zu, up to %u network steps per standard global pass\n\n", shape, tile, pass_steps);
+	printf("\n%s, tile T = %zu, block B = %zu, up to %u network steps per standard global pass\n\n", shape,
+		   tile, block, pass_steps);
 	printf("| n | naive launches = passes | standard launches = passes | standard / naive | standard ms "
 		   "| adaptive launches | adaptive passes | adaptive ms |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -27,7 +28,7 @@ table(const char *shape, size_t bytes, size_t tile, unsigned pass_steps, double 
 	{
 		size_t		n = (size_t) 1 << e;
 		long		naive = (long) e * (e + 1) / 2;
-		bs_cuda_cost s = bs_cost_standard(n, tile, pass_steps);
+		bs_cuda_cost s = bs_cost_standard(n, tile, block, pass_steps);
 		bs_cuda_cost a = bs_cost_adaptive(n, tile);
 		double		pass_ms = 2.0 * (double) n * (double) bytes / bandwidth * 1e3;
 
@@ -44,12 +45,12 @@ main(int argc, char **argv)
 
 	printf("Global-memory passes of one sort (a pass reads and writes every pair once) at %.2f TB/s.\n",
 		   bandwidth / 1e12);
-	table("32-bit keys (8-byte packed pairs)", 8, BS_CUDA_TILE_PAIRS32, BS_CUDA_PASS_STEPS32, bandwidth);
-	table("64-bit keys (16-byte pairs)", 16, BS_CUDA_TILE_PAIRS64, BS_CUDA_PASS_STEPS64, bandwidth);
+	table("32-bit keys (8-byte packed pairs)", 8, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32, bandwidth);
+	table("64-bit keys (16-byte pairs)", 16, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64, BS_CUDA_PASS_STEPS64, bandwidth);
 	printf("\nAt 2^24 (targets: standard <= 30 passes, adaptive <= 14): standard %.0f (32-bit keys), %.0f (64-bit);"
 		   " adaptive %.1f, %.1f\n",
-		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS32, BS_CUDA_PASS_STEPS32).passes,
-		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS64, BS_CUDA_PASS_STEPS64).passes,
+		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32).passes,
+		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64, BS_CUDA_PASS_STEPS64).passes,
 		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS32).passes,
 		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS64).passes);
 	return 0;

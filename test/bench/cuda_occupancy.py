@@ -5,7 +5,7 @@ occupancy they allow, without a GPU.
 
 Compiles cuda/bitonic.cu with nvcc -Xptxas -v for each architecture (default
 sm_80 and sm_90), reads the block size of each kernel from
-cuda/bs_cuda_config.h (tile kernels and bs_merge_tile: BS_CUDA_TILE_THREADS, the others:
+cuda/bs_cuda_config.h (tile kernels, bs_merge_tile and bs_block_merge: BS_CUDA_TILE_THREADS, the others:
 BS_CUDA_STEP_THREADS) and computes resident blocks per SM as the CUDA
 occupancy calculator does: limited by threads, blocks, registers (allocated
 per warp in units of 256) and shared memory (plus 1 KiB the system reserves
@@ -89,7 +89,7 @@ def main():
     for arch in args.arch:
         kernels = ptxas(args.nvcc, arch)
         for (name, regs, smem, st, ld), pretty in zip(kernels, demangle([k[0] for k in kernels])):
-            threads = cfg["BS_CUDA_TILE_THREADS"] if "bs_tile_" in name or "bs_merge_tile" in name else cfg["BS_CUDA_STEP_THREADS"]
+            threads = cfg["BS_CUDA_TILE_THREADS"] if "bs_tile_" in name or "bs_merge_tile" in name or "bs_block_merge" in name else cfg["BS_CUDA_STEP_THREADS"]
             blocks, occ = occupancy(arch, threads, regs, smem)
             spilled |= st > 0 or ld > 0
             print("| sm_%d | `%s` | %d | %d | %d B | %d / %d | %d | %.0f%% |"

@@ -127,27 +127,6 @@ make_bitonic_blocks(std::vector<P> &a, size_t m)
 	}
 }
 
-/* bs_tile_merge: tiles that each hold a bitonic sequence come out sorted. */
-template<typename P>
-static void
-test_tile_merge(tile_kernel<P> k, size_t n)
-{
-	const size_t T = bs_pair_ops<P>::tile;
-	size_t		ntiles = (n + T - 1) / T;
-	std::vector<P> a(n), ref;
-
-	gen_pairs(a.data(), n, GEN_RANDOM, n);
-	make_bitonic_blocks(a, T);
-	ref = a;
-	for (size_t lo = 0; lo < n; lo += T)
-		ref_sort(ref.data() + lo, n - lo < T ? n - lo : T);
-	dev_buffer<P> d(a);
-	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.p, n);
-	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref),
-				"%s %s n=%zu seed %llu: bitonic tiles merged", k.name, shape_name(a.data()), n,
-				(unsigned long long) seed);
-}
-
 /*
  * Random pairs as a merge stage gives them to its global steps: sorted runs
  * of h pairs (the stage's mirror step merges them in pairs), or bitonic
@@ -195,6 +174,37 @@ test_merge_stage(size_t n, size_t k)
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(out.get(), ref) && same_pairs(d.get(), a),
 				"bs_corank_kernel + bs_merge_tile %s n=%zu k=%zu seed %llu: runs of k/2 merged into the other buffer",
 				shape_name(a.data()), n, k, (unsigned long long) seed);
+}
+
+/*
+ * bs_block_merge: the end of a merge stage in blocks of B pairs: from runs
+ * of T << (NS - 1) sorted (the stage's mirror step first), or from bitonic
+ * blocks of B (plain steps), every block of 2h pairs comes out sorted.
+ */
+template<typename P, unsigned NS>
+static void
+test_block_merge(size_t n, bool mirror)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+	const size_t B = bs_pair_ops<P>::block;
+	size_t		h = T << (NS - 1);
+	std::vector<P> a(n), ref;
+
+	if (mirror)
+		merge_input(a, h, true);
+	else
+	{
+		gen_pairs(a.data(), n, GEN_RANDOM, n);
+		make_bitonic_blocks(a, B);
+	}
+	ref = a;
+	for (size_t lo = 0; lo < n; lo += 2 * h)
+		ref_sort(ref.data() + lo, n - lo < 2 * h ? n - lo : 2 * h);
+	dev_buffer<P> d(a);
+	BS_LAUNCH((bs_block_merge<P, NS>), dim3((unsigned) ((n + B - 1) / B)), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n, mirror ? 1 : 0);
+	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref),
+				"bs_block_merge<%u> %s n=%zu %s seed %llu: blocks of %zu sorted", NS, shape_name(a.data()), n,
+				mirror ? "mirror" : "plain", (unsigned long long) seed, 2 * h);
 }
 
 /*
@@ -251,8 +261,12 @@ test_shape(void)
 		test_tile_sort<P>(sort, 5 * T / 2, GEN_RANDOM);
 		test_tile_sort<P>(sort, 2 * T + 17, GEN_FEW_DISTINCT);
 	}
-	test_tile_merge<P>({bs_tile_merge<P>, "bs_tile_merge"}, T);
-	test_tile_merge<P>({bs_tile_merge<P>, "bs_tile_merge"}, 3 * T + T / 3);
+	test_block_merge<P, 1>(2 * T, true);
+	test_block_merge<P, 1>(5 * T + 3, true);
+	test_block_merge<P, 2>(4 * T, true);
+	test_block_merge<P, 2>(9 * T + T / 3, true);
+	test_block_merge<P, 2>(8 * T, false);
+	test_block_merge<P, 2>(6 * T + 5, false);
 	test_global_pass<P, 1>(4 * T, T, true);
 	test_global_pass<P, 1>(4 * T + 5, T, false);
 	test_global_pass<P, 2>(4 * T - 3, 2 * T, true);

@@ -60,7 +60,7 @@ broken_tile_sort(P *a, size_t n, tile_fault fault)
 	bs_tile_store(s, a, valid);
 }
 
-/* bs_tile_merge with the barriers between the network's steps removed. */
+/* The shared-memory steps of bs_block_merge with the barriers between them removed. */
 template<typename P>
 __global__ void
 tile_merge_no_step_barrier(P *a, size_t n)
