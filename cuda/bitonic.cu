@@ -8,9 +8,11 @@
  * (bs_block_merge: registers, then shared memory); the adaptive
  * sorter finds each output tile's co-rank (bs_corank_kernel) and merges
  * the tile in shared memory into a second buffer (bs_merge_tile): one pass
- * per stage.
+ * per stage.  64-bit keys that span less than 2^32 are merged as packed
+ * pairs (key_span_kernels.cuh).
  */
 #include "tile_kernels.cuh"
+#include "key_span_kernels.cuh"
 #include "cost_model.h"
 #include "cuda_internal.cuh"
 
@@ -85,11 +87,14 @@ standard_block_merge(P *d, size_t n, size_t k, cudaStream_t stream)
 	return bs_cuda_check(cudaGetLastError(), "bs_block_merge<<<>>>");
 }
 
-/* One shared-memory launch over every tile: src's tiles into dst's (dst may be src). */
+/*
+ * The tile sort, in place, over every tile (adaptive or network merges);
+ * with span non-null each tile's least and greatest key go to
+ * span[2t], span[2t + 1].
+ */
 template<typename P>
 static bool
-launch_tiles(void (*kernel) (const P *, P *, size_t), const char *name, const P *src, P *dst, size_t n,
-			 cudaStream_t stream)
+sort_tiles(P *d, size_t n, bs_algorithm algo, uint64_t *span, cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 	unsigned	ntiles = (unsigned) ((n + T - 1) / T);
@@ -97,30 +102,27 @@ launch_tiles(void (*kernel) (const P *, P *, size_t), const char *name, const P 
 	size_t		threads = bs_pow2_ceil(n < T ? n : T) / 2;
 
 	threads = threads < 32 ? 32 : threads > BS_CUDA_TILE_THREADS ? BS_CUDA_TILE_THREADS : threads;
-	BS_LAUNCH(kernel, dim3(ntiles), dim3((unsigned) threads), 0, stream)(src, dst, n);
-	return bs_cuda_check(cudaGetLastError(), name);
+	if (algo == BS_ALGO_ADAPTIVE)
+		BS_LAUNCH((bs_tile_sort<P, true>), dim3(ntiles), dim3((unsigned) threads), 0, stream)(d, n, span);
+	else
+		BS_LAUNCH((bs_tile_sort<P, false>), dim3(ntiles), dim3((unsigned) threads), 0, stream)(d, n, span);
+	return bs_cuda_check(cudaGetLastError(), "bs_tile_sort<<<>>>");
 }
 
-/*
- * The standard sorter: tiles sorted in shared memory; per merge stage
- * beyond the tile, its global passes, then the block merge.
- */
+/* The standard sorter's merge stages: per stage its global passes, then the block merge. */
 template<typename P>
 static bool
-standard_sort(P *d, size_t n, void *scratch, cudaStream_t stream)
+standard_stages(P *d, size_t n, cudaStream_t stream)
 {
-	(void) scratch;
-	if (!launch_tiles(bs_tile_sort<P, false>, "bs_tile_sort<<<>>>", d, d, n, stream))
-		return false;
 	for (size_t k = 2 * bs_pair_ops<P>::tile; k <= bs_pow2_ceil(n); k *= 2)
 		if (!standard_global_steps(d, n, k, stream) || !standard_block_merge(d, n, k, stream))
 			return false;
 	return true;
 }
 
-/* Merge stages of the adaptive sorter for n pairs: each reads one buffer and writes the other. */
+/* Merge stages beyond the tile for n pairs. */
 static unsigned
-adaptive_stages(size_t n, size_t T)
+stage_count(size_t n, size_t T)
 {
 	unsigned	stages = 0;
 
@@ -130,25 +132,30 @@ adaptive_stages(size_t n, size_t T)
 }
 
 /*
- * The adaptive sorter: tiles sorted adaptively in shared memory; per merge
- * stage beyond the tile, the co-ranks of the output tiles, then each tile
- * merged, from one buffer into the other (d and the scratch's n pairs).
- * With an odd number of stages the tile sort writes to the scratch, so that
- * the last stage writes to d.
+ * The adaptive sorter's merge stages: per stage, the co-ranks of the
+ * output tiles, then each tile merged, from one buffer into the other (d
+ * and the scratch's n pairs, the co-ranks after them).  With an odd number
+ * of stages the first (of 2T) is a block merge in d, in place, so that the
+ * last one writes to d.
  */
 template<typename P>
 static bool
-adaptive_sort(P *d, size_t n, void *scratch, cudaStream_t stream)
+adaptive_stages(P *d, size_t n, void *scratch, cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 	size_t		ntiles = (n + T - 1) / T;
 	P		   *other = (P *) scratch;
 	size_t	   *corank = (size_t *) (other + n);
-	P		   *cur = adaptive_stages(n, T) % 2 ? other : d;
+	P		   *cur = d;
+	size_t		k = 2 * T;
 
-	if (!launch_tiles(bs_tile_sort<P, true>, "bs_tile_sort<adaptive><<<>>>", d, cur, n, stream))
-		return false;
-	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
+	if (stage_count(n, T) % 2 == 1)
+	{
+		if (!standard_block_merge(d, n, k, stream))
+			return false;
+		k *= 2;
+	}
+	for (; k <= bs_pow2_ceil(n); k *= 2)
 	{
 		P		   *next = cur == d ? other : d;
 
@@ -163,30 +170,142 @@ adaptive_sort(P *d, size_t n, void *scratch, cudaStream_t stream)
 	return true;
 }
 
-/*
- * Device scratch bytes the algorithm needs for n pairs: the adaptive
- * sorter's second buffer of n pairs and its tiles' co-ranks.
- */
+/* The merge stages of the chosen sorter, after the tile sort. */
 template<typename P>
-size_t
-bs_gpu_scratch_bytes(size_t n, bs_algorithm algo)
+static bool
+merge_stages(P *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
+{
+	return algo == BS_ALGO_ADAPTIVE ? adaptive_stages(d, n, scratch, stream) : standard_stages(d, n, stream);
+}
+
+/* Scratch bytes of one shape's sorter for n pairs: the adaptive sorter's second buffer and co-ranks. */
+template<typename P>
+static size_t
+sorter_scratch_bytes(size_t n, bs_algorithm algo)
 {
 	size_t		ntiles = (n + bs_pair_ops<P>::tile - 1) / bs_pair_ops<P>::tile;
 
 	return algo == BS_ALGO_ADAPTIVE ? n * sizeof(P) + ntiles * sizeof(size_t) : 0;
 }
 
-/* Sort n pairs in device memory with the chosen algorithm (auto: standard). */
-template<typename P>
+/* Bytes of the tiles' key spans at the front of a 64-bit sort's scratch (16-byte aligned). */
+static size_t
+span_bytes(size_t n)
+{
+	return (n + BS_CUDA_TILE_PAIRS64 - 1) / BS_CUDA_TILE_PAIRS64 * 2 * sizeof(uint64_t);
+}
+
+/* The least and greatest key of all tiles' spans (a reduction, a copy back, a wait). */
+static bool
+key_span(uint64_t *span, size_t ntiles, uint64_t *least, uint64_t *greatest, cudaStream_t stream)
+{
+	uint64_t	host[2];
+
+	BS_LAUNCH(bs_span_reduce, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, stream)(span, ntiles);
+	if (!bs_cuda_check(cudaGetLastError(), "bs_span_reduce<<<>>>") ||
+		!bs_cuda_check(cudaMemcpyAsync(host, span, sizeof(host), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync") ||
+		!bs_cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
+		return false;
+	*least = host[0];
+	*greatest = host[1];
+	return true;
+}
+
+/*
+ * 64-bit pairs (tiles sorted) whose keys span less than 2^32, sorted on the
+ * 8-byte path: packed into the scratch, sorted there (the packed sorter's
+ * scratch after them), unpacked into d.
+ */
+static bool
+sort_packed(bs_pair64 *d, size_t n, uint64_t least, bs_algorithm algo, char *scratch, cudaStream_t stream)
+{
+	bs_pair32  *packed = (bs_pair32 *) scratch;
+
+	BS_LAUNCH(bs_pack_span, dim3(step_blocks(n)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(d, packed, n, least);
+	if (!bs_cuda_check(cudaGetLastError(), "bs_pack_span<<<>>>") ||
+		!sort_tiles(packed, n, algo, (uint64_t *) nullptr, stream) ||
+		!merge_stages(packed, n, algo, packed + n, stream))
+		return false;
+	BS_LAUNCH(bs_unpack_span, dim3(step_blocks(n)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(packed, d, n, least);
+	return bs_cuda_check(cudaGetLastError(), "bs_unpack_span<<<>>>");
+}
+
+/* Device scratch bytes of packed pairs: the sorter's. */
+template<>
+size_t
+bs_gpu_scratch_bytes<bs_pair32>(size_t n, bs_algorithm algo)
+{
+	return sorter_scratch_bytes<bs_pair32>(n, algo);
+}
+
+/*
+ * Device scratch bytes of 64-bit pairs: the tiles' key spans, then the
+ * packed copy and its sorter's scratch, or the 64-bit sorter's, whichever
+ * is larger.
+ */
+template<>
+size_t
+bs_gpu_scratch_bytes<bs_pair64>(size_t n, bs_algorithm algo)
+{
+	size_t		packed = n * sizeof(bs_pair32) + sorter_scratch_bytes<bs_pair32>(n, algo);
+	size_t		wide = sorter_scratch_bytes<bs_pair64>(n, algo);
+
+	return span_bytes(n) + (packed > wide ? packed : wide);
+}
+
+/* Sort n packed pairs in device memory with the chosen algorithm (auto: standard). */
+template<>
 bool
-bs_gpu_sort(P *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
+bs_gpu_sort<bs_pair32>(bs_pair32 *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
 {
 	if (n < 2)
 		return true;
-	return algo == BS_ALGO_ADAPTIVE ? adaptive_sort(d, n, scratch, stream) : standard_sort(d, n, scratch, stream);
+	return sort_tiles(d, n, algo, (uint64_t *) nullptr, stream) && merge_stages(d, n, algo, scratch, stream);
 }
 
-template size_t bs_gpu_scratch_bytes<bs_pair32>(size_t, bs_algorithm);
-template size_t bs_gpu_scratch_bytes<bs_pair64>(size_t, bs_algorithm);
-template bool bs_gpu_sort<bs_pair32>(bs_pair32 *, size_t, bs_algorithm, void *, cudaStream_t);
-template bool bs_gpu_sort<bs_pair64>(bs_pair64 *, size_t, bs_algorithm, void *, cudaStream_t);
+/*
+ * Sort n 64-bit pairs in device memory with the chosen algorithm (auto:
+ * standard): the tile sort notes each tile's key span; where all keys span
+ * less than 2^32 the merges run on the 8-byte path.
+ */
+template<>
+bool
+bs_gpu_sort<bs_pair64>(bs_pair64 *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
+{
+	uint64_t   *span = (uint64_t *) scratch;
+	char	   *rest = (char *) scratch + span_bytes(n);
+	uint64_t	least,
+				greatest;
+
+	if (n < 2)
+		return true;
+	if (!sort_tiles(d, n, algo, span, stream) ||
+		!key_span(span, (n + BS_CUDA_TILE_PAIRS64 - 1) / BS_CUDA_TILE_PAIRS64, &least, &greatest, stream))
+		return false;
+	if (greatest - least <= UINT32_MAX)
+		return sort_packed(d, n, least, algo, rest, stream);
+	return merge_stages(d, n, algo, rest, stream);
+}
+
+/* The most pairs one device sort takes within budget bytes (its scratch included). */
+template<typename P>
+size_t
+bs_gpu_chunk_pairs(size_t budget, bs_algorithm algo)
+{
+	size_t		lo = 0,
+				hi = budget / sizeof(P);
+
+	while (lo < hi)
+	{
+		size_t		m = hi - (hi - lo) / 2;
+
+		if (m * sizeof(P) + bs_gpu_scratch_bytes<P>(m, algo) <= budget)
+			lo = m;
+		else
+			hi = m - 1;
+	}
+	return lo;
+}
+
+template size_t bs_gpu_chunk_pairs<bs_pair32>(size_t, bs_algorithm);
+template size_t bs_gpu_chunk_pairs<bs_pair64>(size_t, bs_algorithm);

@@ -61,7 +61,9 @@ bs_cost_standard(size_t n, size_t T, size_t B, unsigned max_steps)
 /*
  * The adaptive sorter: one tile sort; per merge stage beyond the tile T,
  * the co-rank search (its few reads are left out) and one tile merge from
- * one buffer into the other: a pass.
+ * one buffer into the other: a pass.  With an odd number of stages the
+ * first is one block merge in place (a pass, one launch), so that the last
+ * ends in the pairs' own buffer.
  */
 static inline bs_cuda_cost
 bs_cost_adaptive(size_t n, size_t T)
@@ -73,9 +75,39 @@ bs_cost_adaptive(size_t n, size_t T)
 		return c;
 	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
 		stages++;
-	c.launches = 1 + 2 * stages;
+	c.launches = 1 + 2 * stages - stages % 2;
 	c.passes = 1.0 + (double) stages;
 	return c;
+}
+
+/*
+ * 64-bit pairs whose keys span less than 2^32, in passes over their 16
+ * bytes: the tile sort as 64-bit pairs (a pass; its tiles' spans reduced
+ * in one more, tiny launch), the packing (read 16, write 8 bytes a pair),
+ * the packed sort (each of its passes half of one here) and the unpacking.
+ * Wider keys cost what the 64-bit sorter does, plus the span's reduction
+ * launch.
+ */
+static inline bs_cuda_cost
+bs_cost_packed64(bs_cuda_cost packed_sort)
+{
+	bs_cuda_cost c = packed_sort;
+
+	if (c.launches > 0)
+	{
+		c.launches += 4;
+		c.passes = 1.0 + 0.75 + packed_sort.passes / 2 + 0.75;
+	}
+	return c;
+}
+
+/* See bs_cost_packed64. */
+static inline bs_cuda_cost
+bs_cost_wide64(bs_cuda_cost sort)
+{
+	if (sort.launches > 0)
+		sort.launches += 1;
+	return sort;
 }
 
 #endif							/* BS_CUDA_COST_MODEL_H */

@@ -24,7 +24,15 @@ extern void bs_cuda_explain_no_device(cudaError_t err, int driver_version, const
 /* bitonic.cu */
 /* Device scratch bytes the algorithm needs to sort n pairs. */
 template<typename P> size_t bs_gpu_scratch_bytes(size_t n, bs_algorithm algo);
+
 /* Sort n pairs in device memory, on one stream: standard (auto) or adaptive bitonic. */
 template<typename P> bool bs_gpu_sort(P *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream);
+/* The most pairs one device sort takes within budget bytes, its scratch included. */
+template<typename P> size_t bs_gpu_chunk_pairs(size_t budget, bs_algorithm algo);
+/* Each shape has its own (bitonic.cu: 64-bit keys of a narrow span go the packed way). */
+template<> size_t bs_gpu_scratch_bytes<bs_pair32>(size_t n, bs_algorithm algo);
+template<> size_t bs_gpu_scratch_bytes<bs_pair64>(size_t n, bs_algorithm algo);
+template<> bool bs_gpu_sort<bs_pair32>(bs_pair32 *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream);
+template<> bool bs_gpu_sort<bs_pair64>(bs_pair64 *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream);
 
 #endif							/* BS_CUDA_INTERNAL_CUH */

@@ -24,6 +24,12 @@ template<> struct bs_pair_ops<bs_pair32>
 	{
 		return a > b;
 	}
+
+	/* The pair's key. */
+	static __host__ __device__ __forceinline__ uint64_t key(bs_pair32 a)
+	{
+		return a >> 32;
+	}
 };
 
 /* 64-bit-key pairs: by key, then pointer. */
@@ -37,6 +43,12 @@ template<> struct bs_pair_ops<bs_pair64>
 	static __host__ __device__ __forceinline__ bool gt(const bs_pair64 &a, const bs_pair64 &b)
 	{
 		return a.key > b.key || (a.key == b.key && a.ptr > b.ptr);
+	}
+
+	/* The pair's key. */
+	static __host__ __device__ __forceinline__ uint64_t key(const bs_pair64 &a)
+	{
+		return a.key;
 	}
 };
 

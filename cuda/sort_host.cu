@@ -294,9 +294,7 @@ cuda_sort(P *pairs, size_t n, const bs_options *opt)
 		if (st != BS_ERR_UNSUPPORTED)
 			return st;
 	}
-	/* the adaptive sorter's second buffer and co-ranks: under one byte a pair more */
-	job.chunk = opt->algorithm != BS_ALGO_ADAPTIVE ? budget / sizeof(P) :
-		budget > sizeof(size_t) ? (budget - sizeof(size_t)) / (2 * sizeof(P) + 1) : 0;
+	job.chunk = bs_gpu_chunk_pairs<P>(budget, opt->algorithm);
 	if (job.chunk < bs_pair_ops<P>::tile)
 		job.chunk = bs_pair_ops<P>::tile;
 	if (job.chunk > n)

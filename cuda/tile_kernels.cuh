@@ -26,20 +26,29 @@ bs_tile_merge_blocks(P *s, unsigned valid, unsigned m, bool mirror)
 		bs_tile_network_merge(s, valid, m, mirror);
 }
 
-/* Sort every tile of T pairs of src into dst (the last one may be partial; dst may be src). */
+/*
+ * Sort every tile of T pairs in place (the last one may be partial); with
+ * span non-null, note the tile's least and greatest key (its first and
+ * last pair) in span[2 * tile], span[2 * tile + 1].
+ */
 template<typename P, bool ADAPTIVE>
 __global__ void
 __launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_tile_sort(const P *src, P *dst, size_t n)
+bs_tile_sort(P *a, size_t n, uint64_t *span)
 {
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
 	unsigned	valid = bs_tile_valid<P>(n);
 	unsigned	top = bs_tile_top(valid);
 
-	bs_tile_load(s, src, valid);
+	bs_tile_load(s, a, valid);
 	for (unsigned k = 2; k <= top; k *= 2)
 		bs_tile_merge_blocks<P, ADAPTIVE>(s, valid, k, true);
-	bs_tile_store(s, dst, valid);
+	if (span != nullptr && threadIdx.x == 0)
+	{
+		span[2 * blockIdx.x] = bs_pair_ops<P>::key(s[0]);
+		span[2 * blockIdx.x + 1] = bs_pair_ops<P>::key(s[valid - 1]);
+	}
+	bs_tile_store(s, a, valid);
 }
 
 /*

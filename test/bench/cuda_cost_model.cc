@@ -15,15 +15,18 @@
 #include <cstdio>
 #include <cstdlib>
 
-/* One table: a pair shape of `bytes` bytes, its tile and its steps per standard pass. */
+/* One table: a pair shape of `bytes` bytes (8: packed, 16: 64-bit keys), its tile, block and steps per pass. */
 static void
 table(const char *shape, size_t bytes, size_t tile, size_t block, unsigned pass_steps, double bandwidth)
 {
+	bool		wide = bytes == 16;
+
 	printf("\n%s, tile T = %zu, block B = %zu, up to %u network steps per standard global pass\n\n", shape,
 		   tile, block, pass_steps);
-	printf("| n | naive launches = passes | standard launches = passes | standard / naive | standard ms "
-		   "| adaptive launches | adaptive passes | adaptive ms |\n");
-	printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("| n | naive launches = passes | standard launches | standard passes | standard / naive | standard ms "
+		   "| adaptive launches | adaptive passes | adaptive ms |%s\n",
+		   wide ? " keys spanning < 2^32: standard passes, adaptive passes |" : "");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|%s\n", wide ? "---:|---:|" : "");
 	for (unsigned e = 16; e <= 28; e++)
 	{
 		size_t		n = (size_t) 1 << e;
@@ -32,8 +35,19 @@ table(const char *shape, size_t bytes, size_t tile, size_t block, unsigned pass_
 		bs_cuda_cost a = bs_cost_adaptive(n, tile);
 		double		pass_ms = 2.0 * (double) n * (double) bytes / bandwidth * 1e3;
 
-		printf("| 2^%u | %ld | %ld | %.0f%% | %.2f | %ld | %.1f | %.2f |\n", e, naive, s.launches,
+		if (wide)
+		{
+			s = bs_cost_wide64(s);
+			a = bs_cost_wide64(a);
+		}
+		printf("| 2^%u | %ld | %ld | %.1f | %.0f%% | %.2f | %ld | %.1f | %.2f |", e, naive, s.launches, s.passes,
 			   100.0 * s.passes / (double) naive, s.passes * pass_ms, a.launches, a.passes, a.passes * pass_ms);
+		if (wide)
+			printf(" %.1f | %.2f |",
+				   bs_cost_packed64(bs_cost_standard(n, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32,
+													 BS_CUDA_PASS_STEPS32)).passes,
+				   bs_cost_packed64(bs_cost_adaptive(n, BS_CUDA_TILE_PAIRS32)).passes);
+		printf("\n");
 	}
 }
 
@@ -47,11 +61,13 @@ main(int argc, char **argv)
 		   bandwidth / 1e12);
 	table("32-bit keys (8-byte packed pairs)", 8, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32, bandwidth);
 	table("64-bit keys (16-byte pairs)", 16, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64, BS_CUDA_PASS_STEPS64, bandwidth);
-	printf("\nAt 2^24 (targets: standard <= 30 passes, adaptive <= 14): standard %.0f (32-bit keys), %.0f (64-bit);"
-		   " adaptive %.1f, %.1f\n",
+	printf("\nAt 2^24 (targets: standard <= 30 passes, adaptive <= 14): standard %.1f (32-bit keys), %.1f (64-bit);"
+		   " adaptive %.1f, %.1f; 64-bit keys spanning less than 2^32: standard %.1f, adaptive %.2f\n",
 		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32).passes,
-		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64, BS_CUDA_PASS_STEPS64).passes,
+		   bs_cost_wide64(bs_cost_standard(n24, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64, BS_CUDA_PASS_STEPS64)).passes,
 		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS32).passes,
-		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS64).passes);
+		   bs_cost_wide64(bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS64)).passes,
+		   bs_cost_packed64(bs_cost_standard(n24, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32)).passes,
+		   bs_cost_packed64(bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS32)).passes);
 	return 0;
 }

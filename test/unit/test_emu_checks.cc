@@ -254,7 +254,7 @@ test_bounds(void)
 				   {"broken_tile_sort", "writes", "0 bytes past the end of shared array s",
 					"test_emu_checks.cc:"});
 	/* and the launch after an abandoned one runs clean */
-	BS_LAUNCH((bs_tile_sort<P, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.p, s.n);
+	BS_LAUNCH((bs_tile_sort<P, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n, nullptr);
 	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_pending_reports() == 0,
 				"%s: the launch after an abandoned one runs clean", shape_name((P *) 0));
 }
