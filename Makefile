@@ -46,6 +46,7 @@ OBJS = \
 	src/thread_budget.o \
 	src/keys.o \
 	src/sort_run.o \
+	src/gpu_auto.o \
 	src/sort_parts.o \
 	src/large_alloc.o \
 	src/array_sort.o \

@@ -6,6 +6,9 @@ CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SHOW bitonic_sort.device;
 SELECT backend, usable, details ~ 'SIMT emulator' AS emulated
 FROM bitonic_sort_info() WHERE backend = 'cuda';
+-- device = auto below goes to the GPU from 65536 pairs, as set here (the
+-- last section measures instead)
+SET bitonic_sort.gpu_min_pairs = 65536;
 
 -- both pair shapes (int4: 32-bit keys, int8/float8: 64-bit keys), sizes
 -- around one and several tiles, duplicates, both directions, NULLs
@@ -128,5 +131,23 @@ EXPLAIN (COSTS OFF) SELECT a, id FROM emu_keys ORDER BY a;
 SELECT array_agg(a) = (SELECT array_agg(a ORDER BY a) FROM emu_keys) AS keys_alone_sorted
 FROM (SELECT a FROM emu_keys ORDER BY a) s;
 DROP TABLE emu_keys;
+RESET enable_sort;
+RESET bitonic_sort.device;
+
+-- device = auto measuring: the emulated GPU is more than ten times slower
+-- than the CPU at 2^16 pairs, so auto keeps every size on the CPU and says
+-- why, in EXPLAIN and in bitonic_sort_info()
+RESET bitonic_sort.gpu_min_pairs;
+SET bitonic_sort.device = auto;
+SET enable_sort = off;
+SELECT details ~ 'auto: not measured yet' AS not_measured_yet FROM bitonic_sort_info() WHERE backend = 'cuda';
+CREATE TABLE emu_auto AS SELECT (i * 7919) % 100003 AS a, i AS id FROM generate_series(1, 100000) i;
+ANALYZE emu_auto;
+EXPLAIN (COSTS OFF) SELECT a, id FROM emu_auto ORDER BY a;
+SELECT details ~ 'auto: packed pairs: GPU never \(ms cpu/gpu: 2\^16 [0-9.]+/[0-9.]+\)$' AS measured
+FROM bitonic_sort_info() WHERE backend = 'cuda';
+SELECT array_agg(a ORDER BY a) = (SELECT array_agg(a) FROM (SELECT a FROM emu_auto ORDER BY a) s) AS sorted_on_cpu
+FROM emu_auto;
+DROP TABLE emu_auto;
 RESET enable_sort;
 RESET bitonic_sort.device;

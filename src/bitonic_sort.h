@@ -27,6 +27,7 @@ extern int	bitonic_sort_device;
 extern int	bitonic_sort_algorithm;	/* a bs_algorithm */
 extern int	bitonic_sort_cpu_threads;
 extern int	bitonic_sort_gpu_memory_limit;	/* MB */
+extern int	bitonic_sort_gpu_min_pairs;	/* -1: measured (gpu_auto.c) */
 extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern bool bitonic_sort_enable;
 extern int	bitonic_sort_min_rows;
@@ -68,8 +69,14 @@ extern void BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n);
 extern bool BitonicSortsKeysAlone(size_t n);
 extern void BitonicSortKeys64(uint64 *keys, size_t n);
 extern bool BitonicGpuUsable(const char **reason);
-extern void BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm);
-extern void BitonicSortDescribe(double n, const char **backend, const char **algorithm);
+extern void BitonicSortChoice(double n, bool wide, bs_backend *backend, bs_algorithm *algorithm);
+extern void BitonicSortDescribe(double n, bool wide, const char **backend, const char **algorithm,
+								const char **why);
+
+/* gpu_auto.c: what device = auto goes by */
+extern size_t BitonicGpuAutoFrom(bool wide);
+extern const char *BitonicGpuAutoWhy(size_t n, bool wide);
+extern char *BitonicGpuAutoDescribe(void);
 extern const bs_hooks *BitonicCoreHooks(void);
 extern void BitonicCoreResetPeak(void);
 extern size_t BitonicCorePeak(void);
@@ -269,6 +276,16 @@ BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value)
 {
 	Assert(ms->key_of != NULL);
 	return ms->key_of(value) ^ ms->key_flip;
+}
+
+/*
+ * Whether the sort's pairs are 8 bytes (pairs32): a 32-bit exact key, or
+ * the constant key, which no sort reads.
+ */
+static inline bool
+BitonicMultiSortNarrow(const BitonicMultiSort *ms)
+{
+	return ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_CONSTANT;
 }
 
 extern size_t BitonicMultiSortSampleKeys(const BitonicMultiSort *ms, size_t from,

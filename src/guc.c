@@ -14,6 +14,7 @@ int			bitonic_sort_device = BITONIC_DEVICE_AUTO;
 int			bitonic_sort_algorithm = BS_ALGO_AUTO;
 int			bitonic_sort_cpu_threads = 1;
 int			bitonic_sort_gpu_memory_limit = 1024;
+int			bitonic_sort_gpu_min_pairs = -1;
 char	   *bitonic_sort_emu_fail = NULL;
 #ifdef BITONIC_TEST_BUILD
 int			bitonic_sort_test_fault = BITONIC_FAULT_NONE;
@@ -137,6 +138,19 @@ BitonicGucInit(void)
 							1, 1024 * 1024,
 							PGC_USERSET,
 							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("bitonic_sort.gpu_min_pairs",
+							"Sets from how many pairs device = auto sorts on the GPU.",
+							"-1 (the default) measures it: the first sort that could go to the GPU times "
+							"the CPU and the GPU on random pairs of each shape, 2^16 to 2^22 of them, and "
+							"takes the GPU from the smallest size where it was faster there and at every "
+							"larger size, or never; bitonic_sort_info() shows the figures.",
+							&bitonic_sort_gpu_min_pairs,
+							-1,
+							-1, INT_MAX,
+							PGC_USERSET,
+							0,
 							NULL, NULL, NULL);
 #endif
 

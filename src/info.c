@@ -61,7 +61,8 @@ bitonic_sort_info(PG_FUNCTION_ARGS)
 					 huge_page_details()));
 
 	gpu_usable = BitonicGpuUsable(&gpu_reason);
-	add_row(rsinfo, "cuda", gpu_usable, gpu_reason);
+	add_row(rsinfo, "cuda", gpu_usable,
+			gpu_usable ? psprintf("%s; %s", gpu_reason, BitonicGpuAutoDescribe()) : gpu_reason);
 
 	PG_RETURN_VOID();
 }

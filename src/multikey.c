@@ -225,28 +225,19 @@ grow_array(MemoryContext cxt, void *array, size_t *cap, size_t need, size_t elsi
 		repalloc_huge(array, *cap * elsize);
 }
 
-/*
- * Whether this sort's pairs are 8 bytes (pairs32): a 32-bit exact key, or
- * the constant key, which no sort reads.
- */
-static inline bool
-narrow_pairs(const BitonicMultiSort *ms)
-{
-	return ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_CONSTANT;
-}
 
 /* Bytes of one pair of this sort. */
 static size_t
 pair_size(const BitonicMultiSort *ms)
 {
-	return narrow_pairs(ms) ? sizeof(bs_pair32) : sizeof(bs_pair64);
+	return BitonicMultiSortNarrow(ms) ? sizeof(bs_pair32) : sizeof(bs_pair64);
 }
 
 /* The pair array of this sort, whichever shape its pairs have. */
 static inline void *
 pairs_memory(const BitonicMultiSort *ms)
 {
-	return narrow_pairs(ms) ? (void *) ms->pairs32 : (void *) ms->pairs64;
+	return BitonicMultiSortNarrow(ms) ? (void *) ms->pairs32 : (void *) ms->pairs64;
 }
 
 /* Make room for `total` pairs in all, in a new aligned array that keeps the pairs so far. */
@@ -269,7 +260,7 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 	if (ms->pairs_region)
 		BitonicRegionFreeAfter(ms->pairs_region, ms->prefaulter);
 	ms->pairs_region = region;
-	if (narrow_pairs(ms))
+	if (BitonicMultiSortNarrow(ms))
 		ms->pairs32 = pairs;
 	else
 		ms->pairs64 = pairs;
@@ -311,7 +302,7 @@ BitonicMultiSortPutKeyed(BitonicMultiSort *ms, const uint32 *items, const uint64
 {
 	size_t		npairs = ms->npairs;
 	size_t		nnulls = ms->nnulls;
-	bool		narrow = narrow_pairs(ms);
+	bool		narrow = BitonicMultiSortNarrow(ms);
 
 	Assert(npairs + n <= ms->pairs_cap && nnulls + n <= ms->nulls_cap);
 	for (size_t i = 0; i < n; i++)
@@ -663,14 +654,14 @@ sort_run(uint32 *order, size_t len, TieContext *tc)
 static inline uint64
 pair_key(const BitonicMultiSort *ms, size_t i)
 {
-	return narrow_pairs(ms) ? bs_key32(ms->pairs32[i]) : ms->pairs64[i].key;
+	return BitonicMultiSortNarrow(ms) ? bs_key32(ms->pairs32[i]) : ms->pairs64[i].key;
 }
 
 /* Pointer of pair i of the sorted pairs. */
 static inline uint32
 pair_ptr(const BitonicMultiSort *ms, size_t i)
 {
-	return narrow_pairs(ms) ? bs_ptr32(ms->pairs32[i]) : ms->pairs64[i].ptr;
+	return BitonicMultiSortNarrow(ms) ? bs_ptr32(ms->pairs32[i]) : ms->pairs64[i].ptr;
 }
 
 /*

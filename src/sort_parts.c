@@ -65,7 +65,7 @@ BitonicPartsWanted(const BitonicMultiSort *ms, size_t npairs)
 	if (!ms->order_read_forward || ms->kind != BITONIC_KIND_EXACT64 || ms->ncolumns != 1 ||
 		npairs < PARTS_MIN_PAIRS || bitonic_sort_cpu_threads < 2)
 		return false;
-	BitonicSortChoice((double) npairs, &backend, &algorithm);
+	BitonicSortChoice((double) npairs, true, &backend, &algorithm);
 	return backend == BS_BACKEND_CPU;
 }
 
@@ -137,7 +137,7 @@ BitonicPartsBegin(BitonicMultiSort *ms, uint32 *order)
 	bs_part_sort_split(&parts->sort, ms->pairs64, ms->npairs, split, nparts, ranges, sample,
 					   bitonic_sort_cpu_threads);
 
-	BitonicSortChoice((double) ms->npairs, &backend, &opt.algorithm);
+	BitonicSortChoice((double) ms->npairs, true, &backend, &opt.algorithm);
 	opt.backend = BS_BACKEND_CPU;
 #ifdef BITONIC_TEST_BUILD
 	if (bitonic_sort_test_fault == BITONIC_FAULT_PART_SORT)

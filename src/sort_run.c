@@ -121,22 +121,26 @@ gpu_error(void)
 #endif
 }
 
-/* The backend a sort of n pairs runs on, per bitonic_sort.device; never an ERROR. */
+/*
+ * The backend a sort of n pairs (wide: 64-bit pairs) runs on, per
+ * bitonic_sort.device; under auto, the GPU from the size it measured
+ * faster (gpu_auto.c); never an ERROR.
+ */
 static bs_backend
-choose_backend(size_t n)
+choose_backend(size_t n, bool wide)
 {
 	const char *reason;
 
 	if (bitonic_sort_device == BITONIC_DEVICE_GPU ||
 		(bitonic_sort_device == BITONIC_DEVICE_AUTO && n >= GPU_AUTO_MIN_PAIRS &&
-		 BitonicGpuUsable(&reason)))
+		 BitonicGpuUsable(&reason) && n >= BitonicGpuAutoFrom(wide)))
 		return BS_BACKEND_CUDA;
 	return BS_BACKEND_CPU;
 }
 
 /* Fill the core's options from the settings, after the device check. */
 static void
-prepare_options(bs_options *opt, size_t n)
+prepare_options(bs_options *opt, size_t n, bool wide)
 {
 	const char *reason;
 
@@ -146,7 +150,7 @@ prepare_options(bs_options *opt, size_t n)
 				 errmsg("no usable GPU for bitonic_sort.device = gpu"),
 				 errdetail("%s.", reason),
 				 errhint("Set bitonic_sort.device to \"auto\" or \"cpu\" to sort on the CPU.")));
-	opt->backend = choose_backend(n);
+	opt->backend = choose_backend(n, wide);
 	opt->algorithm = (bs_algorithm) bitonic_sort_algorithm;
 	opt->threads = bitonic_sort_cpu_threads;
 	opt->hooks = &pg_hooks;
@@ -167,24 +171,33 @@ algorithm_on(bs_backend backend, size_t n)
  * and EXPLAIN; never an ERROR (a plan must work whatever the device setting).
  */
 void
-BitonicSortChoice(double n, bs_backend *backend, bs_algorithm *algorithm)
+BitonicSortChoice(double n, bool wide, bs_backend *backend, bs_algorithm *algorithm)
 {
 	size_t		pairs = n < 0 ? 0 : (size_t) n;
 
-	*backend = choose_backend(pairs);
+	*backend = choose_backend(pairs, wide);
 	*algorithm = algorithm_on(*backend, pairs);
 }
 
-/* BitonicSortChoice as the names EXPLAIN prints. */
+/*
+ * BitonicSortChoice as the names EXPLAIN prints, and, under device = auto
+ * with a usable GPU, why (else NULL).
+ */
 void
-BitonicSortDescribe(double n, const char **backend, const char **algorithm)
+BitonicSortDescribe(double n, bool wide, const char **backend, const char **algorithm, const char **why)
 {
 	bs_backend	be;
 	bs_algorithm algo;
+	const char *reason;
 
-	BitonicSortChoice(n, &be, &algo);
+	BitonicSortChoice(n, wide, &be, &algo);
 	*backend = be == BS_BACKEND_CUDA ? "gpu" : "cpu";
 	*algorithm = bs_algorithm_name(algo);
+	*why = NULL;
+	if (bitonic_sort_device == BITONIC_DEVICE_AUTO && BitonicGpuUsable(&reason))
+		*why = (size_t) Max(n, 0) < GPU_AUTO_MIN_PAIRS ?
+			psprintf("cpu: fewer than %zu pairs", GPU_AUTO_MIN_PAIRS) :
+			BitonicGpuAutoWhy((size_t) n, wide);
 }
 
 /* Raise an ERROR for a failed sort. */
@@ -239,6 +252,17 @@ sort_pairs(bool wide, void *pairs, size_t n, const bs_options *opt)
 	return status;
 }
 
+/* The core's options for a sort of n on the CPU, whatever bitonic_sort.device says. */
+static void
+cpu_options(bs_options *opt, size_t n)
+{
+	opt->backend = BS_BACKEND_CPU;
+	opt->algorithm = algorithm_on(BS_BACKEND_CPU, n);
+	opt->threads = bitonic_sort_cpu_threads;
+	opt->hooks = &pg_hooks;
+	opt->comparisons = NULL;
+}
+
 /* Sort on the configured device; a failed GPU sort is an ERROR or a WARNING and a CPU sort. */
 static void
 run_sort(bool wide, void *pairs, size_t n)
@@ -246,7 +270,7 @@ run_sort(bool wide, void *pairs, size_t n)
 	bs_options	opt;
 	bs_status	status;
 
-	prepare_options(&opt, n);
+	prepare_options(&opt, n, wide);
 	status = sort_pairs(wide, pairs, n, &opt);
 	if (status == BS_ERR_UNSUPPORTED && opt.backend == BS_BACKEND_CUDA &&
 		bitonic_sort_device == BITONIC_DEVICE_AUTO)
@@ -295,8 +319,7 @@ BitonicSortKeys64(uint64 *keys, size_t n)
 	bs_options	opt;
 
 	Assert(BitonicSortsKeysAlone(n));
-	prepare_options(&opt, n);
-	opt.backend = BS_BACKEND_CPU;
+	cpu_options(&opt, n);
 	report_status(bs_cpu_vqsort_keys64((uint64_t *) keys, n, &opt), &opt);
 }
 
@@ -309,11 +332,7 @@ BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n)
 {
 	bs_options	opt;
 
-	opt.backend = BS_BACKEND_CPU;
-	opt.algorithm = algorithm_on(BS_BACKEND_CPU, n);
-	opt.threads = bitonic_sort_cpu_threads;
-	opt.hooks = &pg_hooks;
-	opt.comparisons = NULL;
+	cpu_options(&opt, n);
 	report_status(sort_pairs(true, pairs, n, &opt), &opt);
 }
 

@@ -110,6 +110,7 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	BitonicScanState *state = (BitonicScanState *) node;
 	const char *backend;
 	const char *algorithm;
+	const char *why = NULL;
 
 	show_sort_keys(state, ancestors, es);
 	/* the node hands out the first row of each first key: a Unique done here (unique.c) */
@@ -126,8 +127,11 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	else
 		BitonicSortDescribe(es->analyze ? (double) state->ntuples : BitonicScanInputRows(state),
-							&backend, &algorithm);
+							!BitonicMultiSortNarrow(&state->ms), &backend, &algorithm, &why);
 	ExplainPropertyText("Backend", backend, es);
+	/* under device = auto with a usable GPU: why this device (gpu_auto.c) */
+	if (why != NULL)
+		ExplainPropertyText("Device Choice", why, es);
 	ExplainPropertyText("Algorithm", algorithm, es);
 	ExplainPropertyText("Normalized Key", BitonicKeyKindName(state->ms.kind), es);
 	/* one column whose key is its value: the keys sorted alone, no rows stored (values.c) */

@@ -174,7 +174,7 @@ pair_sort_cost(double n, bool packed)
 	bs_backend	backend;
 	bs_algorithm algorithm;
 
-	BitonicSortChoice(n, &backend, &algorithm);
+	BitonicSortChoice(n, !packed, &backend, &algorithm);
 	if (backend == BS_BACKEND_CUDA)
 		return 2.0 * n * (packed ? sizeof(bs_pair32) : sizeof(bs_pair64)) *
 			COST_GPU_PER_BYTE * cpu_operator_cost;
