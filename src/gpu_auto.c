@@ -7,11 +7,13 @@
  * The measurement sorts the same random pairs (64-bit keys over the whole
  * range, the slower, wide way) on the CPU (the configured threads, the best
  * CPU sorter) and on the GPU (end to end, transfers included), best of two
- * each, at 2^16, 2^18, 2^20 and 2^22 pairs, after one small GPU sort that
- * pays for the device's start.  The GPU is taken from the smallest size at
- * which it was faster there and at every larger size measured; where it
- * was more than ten times slower the larger sizes are not measured (they
- * count as the CPU's), so an emulated or weak device costs one round.
+ * each, at 2^16, 2^18, 2^20 and 2^22 pairs (those whose input and copy fit
+ * in work_mem), after one small GPU sort that pays for the device's start.
+ * The GPU is taken from the smallest size at which it was faster there and
+ * at every larger size measured; where it was more than ten times slower
+ * the larger sizes are not measured (they count as the CPU's), so an
+ * emulated or weak device costs one round.  A parallel worker is a backend
+ * of its own and measures for itself.
  */
 #include "bitonic_sort.h"
 
@@ -100,35 +102,49 @@ random_pairs(bool wide, size_t n)
 	return pairs;
 }
 
-/* Measure one shape (see the file's comment). */
+/*
+ * Measure one shape (see the file's comment).  The input and its copy stay
+ * within work_mem: larger sizes are not measured, and the largest measured
+ * speaks for them.
+ */
 static void
 measure(bool wide)
 {
 	GpuCrossover *c = &crossovers[wide];
+	size_t		pair = wide ? sizeof(bs_pair64) : sizeof(bs_pair32);
 	size_t		largest = (size_t) 1 << (AUTO_FIRST_LOG2 + AUTO_STEP_LOG2 * (AUTO_SIZES - 1));
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort auto measurement",
-											  ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	void	   *input = random_pairs(wide, largest);
-	void	   *work = MemoryContextAllocHuge(cxt, largest * (wide ? sizeof(bs_pair64) : sizeof(bs_pair32)));
+	size_t		within = (size_t) work_mem * 1024 / (2 * pair);
+	bool		gave_up = false;
+	MemoryContext cxt,
+				old;
+	void	   *input,
+			   *work;
 
-	(void) time_sort(wide, work, input, 1024, BS_BACKEND_CUDA);
 	c->nsizes = 0;
-	for (int i = 0; i < AUTO_SIZES; i++)
+	c->from = SIZE_MAX;
+	c->measured = true;
+	largest = Min(largest, within);
+	if (largest < ((size_t) 1 << AUTO_FIRST_LOG2))
+		return;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort auto measurement", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	input = random_pairs(wide, largest);
+	work = MemoryContextAllocHuge(cxt, largest * pair);
+	(void) time_sort(wide, work, input, 1024, BS_BACKEND_CUDA);
+	for (int i = 0; i < AUTO_SIZES && !gave_up; i++)
 	{
 		size_t		n = (size_t) 1 << (AUTO_FIRST_LOG2 + AUTO_STEP_LOG2 * i);
 
+		if (n > largest)
+			break;
 		c->cpu_ms[i] = time_sort(wide, work, input, n, BS_BACKEND_CPU);
 		c->gpu_ms[i] = time_sort(wide, work, input, n, BS_BACKEND_CUDA);
 		c->nsizes++;
-		if (c->gpu_ms[i] > 10 * c->cpu_ms[i])
-			break;
+		gave_up = c->gpu_ms[i] > 10 * c->cpu_ms[i];
 	}
-	c->from = SIZE_MAX;
-	if (c->nsizes == AUTO_SIZES)
-		for (int i = AUTO_SIZES - 1; i >= 0 && c->gpu_ms[i] < c->cpu_ms[i]; i--)
+	if (!gave_up)
+		for (int i = c->nsizes - 1; i >= 0 && c->gpu_ms[i] < c->cpu_ms[i]; i--)
 			c->from = (size_t) 1 << (AUTO_FIRST_LOG2 + AUTO_STEP_LOG2 * i);
-	c->measured = true;
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }
@@ -179,6 +195,12 @@ describe_shape(StringInfo buf, bool wide)
 {
 	const GpuCrossover *c = &crossovers[wide];
 
+	if (c->nsizes == 0)
+	{
+		appendStringInfo(buf, "%s: GPU never (work_mem holds no 2^%d pairs to measure)",
+						 wide ? "64-bit pairs" : "packed pairs", AUTO_FIRST_LOG2);
+		return;
+	}
 	appendStringInfo(buf, "%s: GPU %s (ms cpu/gpu:", wide ? "64-bit pairs" : "packed pairs", from_words(c->from));
 	for (int i = 0; i < c->nsizes; i++)
 		appendStringInfo(buf, " 2^%d %.2f/%.2f", AUTO_FIRST_LOG2 + AUTO_STEP_LOG2 * i, c->cpu_ms[i], c->gpu_ms[i]);
