@@ -30,6 +30,7 @@ typedef struct BitonicRunReader
 	size_t		buf_size;
 	TupleTableSlot *slot;		/* the row, for the comparators */
 	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
+	uint32		rank;			/* the merge's class of the row: NULLs first, key, NULLs last, ended */
 } BitonicRunReader;
 
 extern void BitonicRunTapePut(LogicalTape *tape, uint64 key, bool isnull, MinimalTuple tuple);

@@ -96,6 +96,7 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->nkeys = nkeys;
 	runs->attnos = attnos;
 	runs->key_exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
+	runs->keys_decide = runs->key_exact && nkeys == 1;
 	runs->tupdesc = tupdesc;
 	runs->random_access = random_access;
 	plan_merge(runs, mem_limit, expected_bytes, row_bytes);
@@ -141,27 +142,34 @@ BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 	MemoryContextSwitchTo(old);
 }
 
+/* A reader's class in the merge's order, before its key: see set_rank. */
+#define RANK_NULLS_FIRST 0
+#define RANK_KEY 1
+#define RANK_NULLS_LAST 2
+#define RANK_ENDED 3
+
+/* Note the class of a reader's current row (after each read). */
+static inline void
+set_rank(const BitonicRuns *runs, BitonicRunReader *reader)
+{
+	reader->rank = reader->tape == NULL ? RANK_ENDED :
+		!reader->isnull ? RANK_KEY :
+		runs->ms->nulls_first ? RANK_NULLS_FIRST : RANK_NULLS_LAST;
+}
+
 /*
- * Whether reader a's row goes before reader b's: NULLs of the first column
- * where its NULLs go, then the keys, then the comparators where the keys
- * cannot tell, then the earlier run (readers are in input order).  A
- * reader at its run's end goes after every row.
+ * Whether reader a's row goes before reader b's where their classes and
+ * keys cannot tell: the comparators from the first column the keys left
+ * open, then the earlier run (readers are in input order).
  */
 static bool
-reader_before(const BitonicRuns *runs, int a, int b)
+rows_before(const BitonicRuns *runs, int a, int b)
 {
 	const BitonicRunReader *x = &runs->readers[a];
 	const BitonicRunReader *y = &runs->readers[b];
-	int			first;
-
-	if (x->tape == NULL || y->tape == NULL)
-		return y->tape == NULL && (x->tape != NULL || a < b);
-	if (x->isnull != y->isnull)
-		return x->isnull == runs->ms->nulls_first;
-	if (!x->isnull && x->key != y->key)
-		return x->key < y->key;
 	/* both NULL, or equal exact keys: the first column is equal */
-	first = (x->isnull || runs->key_exact) ? 1 : 0;
+	int			first = (x->isnull || runs->key_exact) ? 1 : 0;
+
 	for (int c = first; c < runs->nkeys; c++)
 	{
 		bool		nx,
@@ -174,6 +182,27 @@ reader_before(const BitonicRuns *runs, int a, int b)
 			return r < 0;
 	}
 	return a < b;
+}
+
+/*
+ * Whether reader a's row goes before reader b's: NULLs of the first column
+ * where its NULLs go, then the keys, then (rows_before) the comparators
+ * where the keys cannot tell, then the earlier run.  A reader at its run's
+ * end goes after every row.
+ */
+static inline bool
+reader_before(const BitonicRuns *runs, int a, int b)
+{
+	const BitonicRunReader *x = &runs->readers[a];
+	const BitonicRunReader *y = &runs->readers[b];
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank;
+	if (x->rank == RANK_KEY && x->key != y->key)
+		return x->key < y->key;
+	if (x->rank == RANK_ENDED || runs->keys_decide)
+		return a < b;
+	return rows_before(runs, a, b);
 }
 
 /* Play the subtree under node of the loser tree; its winner. */
@@ -229,6 +258,7 @@ advance(BitonicRuns *runs)
 	int			w = runs->tree[0];
 
 	(void) BitonicRunTapeNext(&runs->readers[w]);
+	set_rank(runs, &runs->readers[w]);
 	replay(runs, w);
 }
 
@@ -251,10 +281,11 @@ open_readers(BitonicRuns *runs, int first, int n)
 		if (reader->slot == NULL)
 			reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
 		/* one column with an exact key: the keys alone decide */
-		reader->compare_rows = !(runs->key_exact && runs->nkeys == 1);
+		reader->compare_rows = !runs->keys_decide;
 		reader->tape = runs->runs[first + i].tape;
 		runs->runs[first + i].tape = NULL;
 		(void) BitonicRunTapeNext(reader);
+		set_rank(runs, reader);
 	}
 	runs->nreaders = n;
 	runs->tree[0] = n == 1 ? 0 : build_tree(runs, 1);

@@ -27,6 +27,7 @@ typedef struct BitonicRuns
 	int			nkeys;
 	const AttrNumber *attnos;
 	bool		key_exact;		/* equal keys are equal first columns */
+	bool		keys_decide;	/* and there is no other column: keys alone order the rows */
 	TupleDesc	tupdesc;
 
 	BitonicRun *runs;			/* in input order (ties go to the earlier run) */
