@@ -120,12 +120,16 @@ measure(bool wide)
 	void	   *input,
 			   *work;
 
+	/* measured only once done: a cancel or an error on the way measures again next time */
+	c->measured = false;
 	c->nsizes = 0;
 	c->from = SIZE_MAX;
-	c->measured = true;
 	largest = Min(largest, within);
 	if (largest < ((size_t) 1 << AUTO_FIRST_LOG2))
+	{
+		c->measured = true;
 		return;
+	}
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort auto measurement", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	input = random_pairs(wide, largest);
@@ -145,6 +149,7 @@ measure(bool wide)
 	if (!gave_up)
 		for (int i = c->nsizes - 1; i >= 0 && c->gpu_ms[i] < c->cpu_ms[i]; i--)
 			c->from = (size_t) 1 << (AUTO_FIRST_LOG2 + AUTO_STEP_LOG2 * i);
+	c->measured = true;
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }

@@ -7,8 +7,9 @@
 # comes while runs are merged).  Each must be a clean ERROR with SQLSTATE
 # 53100 naming "No space left on device", leave no temporary file in the
 # tablespace or in base/pgsql_tmp, and the next sort of the same session
-# must give the native sort's answer.  Mounting needs root: as another user
-# it says so and counts nothing.  Writes "passed failed" to COUNTS.
+# must give the native sort's answer.  Mounting needs root (and a system
+# that allows it): without, it says so and counts nothing.  Writes "passed
+# failed" to COUNTS.
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
@@ -25,7 +26,11 @@ fi
 space=$PGHOST/full_temp
 log=$TOP/tmp/temp-full.log
 mkdir -p "$space"
-mount -t tmpfs -o size=4m,mode=0700 tmpfs "$space" || { echo "cannot mount a tmpfs on $space"; exit 1; }
+if ! mount -t tmpfs -o size=4m,mode=0700 tmpfs "$space" 2>"$log"; then
+	echo "== a full temp tablespace: not tested (mounting a tmpfs was refused here: $(cat "$log"))"
+	echo "0 0" >"$counts"
+	exit 0
+fi
 chown postgres: "$space"
 trap 'psql -X -q -c "DROP TABLE IF EXISTS bs_full" -c "DROP TABLESPACE IF EXISTS bs_full" >/dev/null 2>&1; umount "$space"' EXIT
 
