@@ -65,6 +65,13 @@ standard_global_steps(P *d, size_t n, size_t k, cudaStream_t stream)
 	return true;
 }
 
+/* Blocks of `pairs` pairs that cover n. */
+static unsigned
+block_count(size_t n, size_t pairs)
+{
+	return (unsigned) ((n + pairs - 1) / pairs);
+}
+
 /*
  * The rest of merge stage k in one launch (bs_block_merge): the steps of
  * strides h .. T, h = k/2 (the mirror step) or B/2, in registers, the
@@ -76,14 +83,13 @@ standard_block_merge(P *d, size_t n, size_t k, cudaStream_t stream)
 {
 	const size_t B = bs_pair_ops<P>::block;
 	size_t		h = k / 2 < B / 2 ? k / 2 : B / 2;
-	unsigned	blocks = (unsigned) ((n + B - 1) / B);
 	int			mirror = h == k / 2;
 
 	/* h is T or 2T: bs_block_merge holds steps of strides h .. T */
 	if (h == bs_pair_ops<P>::tile)
-		BS_LAUNCH((bs_block_merge<P, 1>), dim3(blocks), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
+		BS_LAUNCH((bs_block_merge<P, 1>), dim3(block_count(n, bs_block_size<P, 1>::pairs)), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
 	else
-		BS_LAUNCH((bs_block_merge<P, 2>), dim3(blocks), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
+		BS_LAUNCH((bs_block_merge<P, 2>), dim3(block_count(n, bs_block_size<P, 2>::pairs)), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
 	return bs_cuda_check(cudaGetLastError(), "bs_block_merge<<<>>>");
 }
 

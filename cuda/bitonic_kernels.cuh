@@ -124,13 +124,17 @@ struct bs_group
 	}
 };
 
-/* Load the group's pairs below n into v (a zero pair for those at or past n: never compared or stored). */
-template<typename P, unsigned NS>
+/*
+ * Load the group's pairs below n into v (a zero pair for those at or past
+ * n: never compared or stored).  Grp: a group type with G and pos(m)
+ * (bs_group, or bs_block_merge's own).
+ */
+template<typename P, typename Grp>
 static __device__ __forceinline__ void
-bs_group_load(P *v, const P *a, size_t n, const bs_group<NS> &grp)
+bs_group_load(P *v, const P *a, size_t n, const Grp &grp)
 {
 BS_UNROLL
-	for (unsigned m = 0; m < bs_group<NS>::G; m++)
+	for (unsigned m = 0; m < Grp::G; m++)
 		v[m] = grp.pos(m) < n ? a[grp.pos(m)] : P();
 }
 
@@ -139,11 +143,11 @@ BS_UNROLL
  * plain (m with m + G/2), then the plain steps inside each half (m with
  * m + bit); a partner at or past n is +infinity and is not compared.
  */
-template<typename P, unsigned NS>
+template<typename P, typename Grp>
 static __device__ __forceinline__ void
-bs_group_network(P *v, size_t n, const bs_group<NS> &grp)
+bs_group_network(P *v, size_t n, const Grp &grp)
 {
-	const unsigned G = bs_group<NS>::G;
+	const unsigned G = Grp::G;
 
 BS_UNROLL
 	for (unsigned m = 0; m < G / 2; m++)
@@ -164,12 +168,12 @@ BS_UNROLL
 }
 
 /* Store the group's pairs below n from v. */
-template<typename P, unsigned NS>
+template<typename P, typename Grp>
 static __device__ __forceinline__ void
-bs_group_store(const P *v, P *a, size_t n, const bs_group<NS> &grp)
+bs_group_store(const P *v, P *a, size_t n, const Grp &grp)
 {
 BS_UNROLL
-	for (unsigned m = 0; m < bs_group<NS>::G; m++)
+	for (unsigned m = 0; m < Grp::G; m++)
 		if (grp.pos(m) < n)
 			a[grp.pos(m)] = v[m];
 }
@@ -193,9 +197,9 @@ bs_global_pass(P *a, size_t n, size_t h, int mirror, size_t ngroups)
 		bs_group<NS> grp(g, h, mirror != 0);
 		P			v[bs_group<NS>::G];
 
-		bs_group_load<P, NS>(v, a, n, grp);
-		bs_group_network<P, NS>(v, n, grp);
-		bs_group_store<P, NS>(v, a, n, grp);
+		bs_group_load<P>(v, a, n, grp);
+		bs_group_network<P>(v, n, grp);
+		bs_group_store<P>(v, a, n, grp);
 	}
 }
 

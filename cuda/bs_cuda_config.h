@@ -22,12 +22,11 @@
 
 /*
  * Network steps one global pass of the standard sorter takes at most: the
- * 2^steps pairs a thread compares stay in its registers (32 pairs: 256
- * bytes packed, 512 bytes of 64-bit pairs, 110 and 160 registers, no
- * spills).
+ * 2^steps pairs a thread compares stay in its registers (32 packed or 16
+ * 64-bit pairs, 256 bytes; 32 64-bit pairs spill on sm_100 and later).
  */
 #define BS_CUDA_PASS_STEPS32 5
-#define BS_CUDA_PASS_STEPS64 5
+#define BS_CUDA_PASS_STEPS64 4
 
 /* Most blocks of one global-step launch; a grid-stride loop covers the rest. */
 #define BS_CUDA_MAX_BLOCKS 65535

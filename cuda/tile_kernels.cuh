@@ -52,16 +52,53 @@ bs_tile_sort(P *a, size_t n, uint64_t *span)
 }
 
 /*
+ * A group of bs_block_merge: bs_group's layout with lowest stride T and
+ * highest h = T << (NS - 1), in a block of pairs, positions in 32 bits.
+ * This thread's group j starts at tile (j * threads / T) * G, offset r =
+ * threadIdx.x + (j * threads) % T: both known at compile time but for
+ * threadIdx.x, which keeps few registers live.
+ */
+template<unsigned NS, unsigned T>
+struct bs_block_group
+{
+	static const unsigned G = 1u << NS;
+	unsigned	base,
+				r;
+	bool		mirror;
+
+	/* This thread's group j. */
+	__device__ __forceinline__ bs_block_group(unsigned j, bool mirror_)
+	:			mirror(mirror_)
+	{
+		base = (j * BS_CUDA_TILE_THREADS / T) * (2u * (T << (NS - 1)));
+		r = threadIdx.x + (j * BS_CUDA_TILE_THREADS) % T;
+	}
+
+	/* Where the group's pair m lies in the block. */
+	__device__ __forceinline__ unsigned pos(unsigned m) const
+	{
+		return m < G / 2 ? base + r + m * T :
+			base + (T << (NS - 1)) + (mirror ? T - 1 - r : r) + (m - G / 2) * T;
+	}
+};
+
+/* Pairs of one block of bs_block_merge<P, NS>: B, or 2T for the one step of stride T (half the registers). */
+template<typename P, unsigned NS>
+struct bs_block_size
+{
+	static const unsigned pairs = NS == 1 ? 2 * bs_pair_ops<P>::tile : bs_pair_ops<P>::block;
+};
+
+/*
  * Finish a merge stage of the standard sorter inside every block of
- * B = bs_pair_ops<P>::block pairs (R = B / T tiles; launched with
- * BS_CUDA_TILE_THREADS threads): its NS steps of strides h = T << (NS - 1)
- * .. T (the first the stage's mirror step where the stage is no larger
- * than the block) in registers, each thread holding B /
- * BS_CUDA_TILE_THREADS pairs as groups of bs_global_pass's layout (lowest
- * stride T, so group j's pair m lies in tile (j * threads / T) * G + m, at
- * the group's offset r or, mirrored, T - 1 - r); then, tile by tile, the
- * thread's pairs of that tile written into shared memory, the steps of
- * stride < T there, and the tile stored.  One pass over global memory.
+ * bs_block_size pairs (R of them tiles; launched with
+ * BS_CUDA_TILE_THREADS threads): its NS steps of strides T << (NS - 1) ..
+ * T (the first the stage's mirror step where the stage is no larger than
+ * the block) in registers, each thread holding B / BS_CUDA_TILE_THREADS
+ * pairs as bs_block_group groups (group j's pair m lies in tile
+ * (j * threads / T) * G + m); then, tile by tile, the thread's pairs of
+ * that tile written into shared memory, the steps of stride < T there, and
+ * the tile stored.  One pass over global memory.
  */
 template<typename P, unsigned NS>
 __global__ void
@@ -69,13 +106,13 @@ __launch_bounds__(BS_CUDA_TILE_THREADS)
 bs_block_merge(P *a, size_t n, int mirror)
 {
 	const unsigned T = bs_pair_ops<P>::tile;
-	const unsigned G = bs_group<NS>::G;
-	const unsigned GROUPS = bs_pair_ops<P>::block / G / BS_CUDA_TILE_THREADS;	/* a thread's */
-	const size_t h = (size_t) T << (NS - 1);
+	const unsigned G = bs_block_group<NS, T>::G;
+	const unsigned BLOCK = bs_block_size<P, NS>::pairs;
+	const unsigned GROUPS = BLOCK / G / BS_CUDA_TILE_THREADS;	/* a thread's */
 	static_assert(bs_pair_ops<P>::block == 4 * bs_pair_ops<P>::tile && T % BS_CUDA_TILE_THREADS == 0 && NS <= 2,
 				  "a block of 4 tiles, each a multiple of the threads");
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
-	size_t		first = (size_t) blockIdx.x * bs_pair_ops<P>::block;
+	size_t		first = (size_t) blockIdx.x * BLOCK;
 	size_t		left = n - first;
 	P		   *blk = a + first;
 	P			v[GROUPS * G];
@@ -83,13 +120,13 @@ bs_block_merge(P *a, size_t n, int mirror)
 	BS_UNROLL
 	for (unsigned j = 0; j < GROUPS; j++)
 	{
-		bs_group<NS> grp(threadIdx.x + j * BS_CUDA_TILE_THREADS, h, mirror != 0);
+		bs_block_group<NS, T> grp(j, mirror != 0);
 
-		bs_group_load<P, NS>(v + j * G, blk, left, grp);
-		bs_group_network<P, NS>(v + j * G, left, grp);
+		bs_group_load<P>(v + j * G, blk, left, grp);
+		bs_group_network<P>(v + j * G, left, grp);
 	}
 	BS_UNROLL
-	for (unsigned c = 0; c < bs_pair_ops<P>::block / T; c++)
+	for (unsigned c = 0; c < BLOCK / T; c++)
 	{
 		unsigned	valid;
 
@@ -99,12 +136,12 @@ bs_block_merge(P *a, size_t n, int mirror)
 		BS_UNROLL
 		for (unsigned j = 0; j < GROUPS; j++)
 		{
-			unsigned	r = (threadIdx.x + j * BS_CUDA_TILE_THREADS) % T;
+			bs_block_group<NS, T> grp(j, mirror != 0);
 
 			BS_UNROLL
 			for (unsigned m = 0; m < G; m++)
-				if ((j * BS_CUDA_TILE_THREADS / T) * G + m == c && (m < G / 2 || !mirror ? r : T - 1 - r) < valid)
-					s[m < G / 2 || !mirror ? r : T - 1 - r] = v[j * G + m];
+				if ((j * BS_CUDA_TILE_THREADS / T) * G + m == c && grp.pos(m) - c * T < valid)
+					s[grp.pos(m) - c * T] = v[j * G + m];
 		}
 		__syncthreads();
 		bs_tile_network_merge(s, valid, T, false);

@@ -211,7 +211,9 @@ test_block_merge(size_t n, bool mirror)
 	for (size_t lo = 0; lo < n; lo += 2 * h)
 		ref_sort(ref.data() + lo, n - lo < 2 * h ? n - lo : 2 * h);
 	dev_buffer<P> d(a);
-	BS_LAUNCH((bs_block_merge<P, NS>), dim3((unsigned) ((n + B - 1) / B)), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n, mirror ? 1 : 0);
+	size_t		pairs = bs_block_size<P, NS>::pairs;
+
+	BS_LAUNCH((bs_block_merge<P, NS>), dim3((unsigned) ((n + pairs - 1) / pairs)), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n, mirror ? 1 : 0);
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref),
 				"bs_block_merge<%u> %s n=%zu %s seed %llu: blocks of %zu sorted", NS, shape_name(a.data()), n,
 				mirror ? "mirror" : "plain", (unsigned long long) seed, 2 * h);

@@ -121,9 +121,9 @@ global_pass_off_by_one(P *a, size_t n, size_t h, int mirror, size_t ngroups)
 		bs_group<2> grp(g, h, mirror != 0);
 		P			v[bs_group<2>::G];
 
-		bs_group_load<P, 2>(v, a, n + 1, grp);
-		bs_group_network<P, 2>(v, n, grp);
-		bs_group_store<P, 2>(v, a, n, grp);
+		bs_group_load<P>(v, a, n + 1, grp);
+		bs_group_network<P>(v, n, grp);
+		bs_group_store<P>(v, a, n, grp);
 	}
 }
 
