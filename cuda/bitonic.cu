@@ -25,6 +25,13 @@ step_blocks(size_t ncmp)
 	return (unsigned) (b < BS_CUDA_MAX_BLOCKS ? b : BS_CUDA_MAX_BLOCKS);
 }
 
+/* Pieces of `pairs` pairs (tiles, blocks) that cover n. */
+static unsigned
+block_count(size_t n, size_t pairs)
+{
+	return (unsigned) ((n + pairs - 1) / pairs);
+}
+
 /*
  * One pass of ns steps of the standard sorter over ngroups groups: the
  * kernel instantiated for ns (NS counts down from the shape's most).
@@ -65,13 +72,6 @@ standard_global_steps(P *d, size_t n, size_t k, cudaStream_t stream)
 	return true;
 }
 
-/* Blocks of `pairs` pairs that cover n. */
-static unsigned
-block_count(size_t n, size_t pairs)
-{
-	return (unsigned) ((n + pairs - 1) / pairs);
-}
-
 /*
  * The rest of merge stage k in one launch (bs_block_merge): the steps of
  * strides h .. T, h = k/2 (the mirror step) or B/2, in registers, the
@@ -103,7 +103,7 @@ static bool
 sort_tiles(P *d, size_t n, bs_algorithm algo, uint64_t *span, cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
-	unsigned	ntiles = (unsigned) ((n + T - 1) / T);
+	unsigned	ntiles = block_count(n, T);
 	/* a single small tile needs no more threads than comparators per step (at least a warp) */
 	size_t		threads = bs_pow2_ceil(n < T ? n : T) / 2;
 
@@ -126,17 +126,6 @@ standard_stages(P *d, size_t n, cudaStream_t stream)
 	return true;
 }
 
-/* Merge stages beyond the tile for n pairs. */
-static unsigned
-stage_count(size_t n, size_t T)
-{
-	unsigned	stages = 0;
-
-	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
-		stages++;
-	return stages;
-}
-
 /*
  * The adaptive sorter's merge stages: per stage, the co-ranks of the
  * output tiles, then each tile merged, from one buffer into the other (d
@@ -149,13 +138,13 @@ static bool
 adaptive_stages(P *d, size_t n, void *scratch, cudaStream_t stream)
 {
 	const size_t T = bs_pair_ops<P>::tile;
-	size_t		ntiles = (n + T - 1) / T;
+	size_t		ntiles = block_count(n, T);
 	P		   *other = (P *) scratch;
 	size_t	   *corank = (size_t *) (other + n);
 	P		   *cur = d;
 	size_t		k = 2 * T;
 
-	if (stage_count(n, T) % 2 == 1)
+	if (bs_stage_count(n, T) % 2 == 1)
 	{
 		if (!standard_block_merge(d, n, k, stream))
 			return false;
@@ -189,16 +178,14 @@ template<typename P>
 static size_t
 sorter_scratch_bytes(size_t n, bs_algorithm algo)
 {
-	size_t		ntiles = (n + bs_pair_ops<P>::tile - 1) / bs_pair_ops<P>::tile;
-
-	return algo == BS_ALGO_ADAPTIVE ? n * sizeof(P) + ntiles * sizeof(size_t) : 0;
+	return algo == BS_ALGO_ADAPTIVE ? n * sizeof(P) + block_count(n, bs_pair_ops<P>::tile) * sizeof(size_t) : 0;
 }
 
 /* Bytes of the tiles' key spans at the front of a 64-bit sort's scratch (16-byte aligned). */
 static size_t
 span_bytes(size_t n)
 {
-	return (n + BS_CUDA_TILE_PAIRS64 - 1) / BS_CUDA_TILE_PAIRS64 * 2 * sizeof(uint64_t);
+	return block_count(n, BS_CUDA_TILE_PAIRS64) * 2 * sizeof(uint64_t);
 }
 
 /* The least and greatest key of all tiles' spans (a reduction, a copy back, a wait). */
@@ -286,7 +273,7 @@ bs_gpu_sort<bs_pair64>(bs_pair64 *d, size_t n, bs_algorithm algo, void *scratch,
 	if (n < 2)
 		return true;
 	if (!sort_tiles(d, n, algo, span, stream) ||
-		!key_span(span, (n + BS_CUDA_TILE_PAIRS64 - 1) / BS_CUDA_TILE_PAIRS64, &least, &greatest, stream))
+		!key_span(span, block_count(n, BS_CUDA_TILE_PAIRS64), &least, &greatest, stream))
 		return false;
 	if (greatest - least <= UINT32_MAX)
 		return sort_packed(d, n, least, algo, rest, stream);

@@ -27,6 +27,17 @@ bs_pass_steps(size_t h, size_t B, unsigned max_steps)
 	return ns;
 }
 
+/* Merge stages beyond the tile T for n pairs (blocks of 2T, 4T, .. up to the network's size). */
+static inline long
+bs_stage_count(size_t n, size_t T)
+{
+	long		stages = 0;
+
+	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
+		stages++;
+	return stages;
+}
+
 /* Launches and passes of one sort. */
 typedef struct bs_cuda_cost
 {
@@ -69,12 +80,10 @@ static inline bs_cuda_cost
 bs_cost_adaptive(size_t n, size_t T)
 {
 	bs_cuda_cost c = {0, 0.0};
-	long		stages = 0;
+	long		stages = bs_stage_count(n, T);
 
 	if (n < 2)
 		return c;
-	for (size_t k = 2 * T; k <= bs_pow2_ceil(n); k *= 2)
-		stages++;
 	c.launches = 1 + 2 * stages - stages % 2;
 	c.passes = 1.0 + (double) stages;
 	return c;

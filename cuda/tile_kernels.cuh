@@ -94,8 +94,8 @@ struct bs_block_size
  * bs_block_size pairs (R of them tiles; launched with
  * BS_CUDA_TILE_THREADS threads): its NS steps of strides T << (NS - 1) ..
  * T (the first the stage's mirror step where the stage is no larger than
- * the block) in registers, each thread holding B / BS_CUDA_TILE_THREADS
- * pairs as bs_block_group groups (group j's pair m lies in tile
+ * the block) in registers, each thread holding its block's pairs /
+ * BS_CUDA_TILE_THREADS of them as bs_block_group groups (group j's pair m lies in tile
  * (j * threads / T) * G + m); then, tile by tile, the thread's pairs of
  * that tile written into shared memory, the steps of stride < T there, and
  * the tile stored.  One pass over global memory.

@@ -201,6 +201,13 @@ typedef enum BitonicKeyKind
 	BITONIC_KIND_CONSTANT		/* no usable key: the comparator sorts everything */
 } BitonicKeyKind;
 
+/* Whether a key of this kind is the first column's order itself: equal keys, equal values. */
+static inline bool
+BitonicKeyKindExact(BitonicKeyKind kind)
+{
+	return kind == BITONIC_KIND_EXACT32 || kind == BITONIC_KIND_EXACT64;
+}
+
 /* Reads column `column` of item `item` for the tie pass. */
 typedef void (*BitonicFetchFn) (void *arg, uint32 item, int column,
 								Datum *value, bool *isnull);

@@ -20,6 +20,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "common/pg_prng.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -81,23 +82,23 @@ time_sort(bool wide, void *work, const void *input, size_t n, bs_backend backend
 static void *
 random_pairs(bool wide, size_t n)
 {
-	uint64		state = 0x9E3779B97F4A7C15;
+	pg_prng_state state;
 	void	   *pairs = MemoryContextAllocHuge(CurrentMemoryContext,
 											   n * (wide ? sizeof(bs_pair64) : sizeof(bs_pair32)));
 
+	pg_prng_seed(&state, 1);
 	for (size_t i = 0; i < n; i++)
 	{
-		state ^= state << 13;
-		state ^= state >> 7;
-		state ^= state << 17;
+		uint64		key = pg_prng_uint64(&state);
+
 		if (wide)
 		{
-			((bs_pair64 *) pairs)[i].key = state;
+			((bs_pair64 *) pairs)[i].key = key;
 			((bs_pair64 *) pairs)[i].ptr = (uint32) i;
 			((bs_pair64 *) pairs)[i].pad = 0;
 		}
 		else
-			((bs_pair32 *) pairs)[i] = bs_pack32((uint32) (state >> 32), (uint32) i);
+			((bs_pair32 *) pairs)[i] = bs_pack32((uint32) (key >> 32), (uint32) i);
 	}
 	return pairs;
 }

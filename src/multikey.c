@@ -156,7 +156,7 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 	}
 	if (ms->text_prefix)
 		ms->key_of = BitonicTextPrefixKey;
-	else if (ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64)
+	else if (BitonicKeyKindExact(ms->kind))
 		ms->key_of = BitonicKeyFunction(ms->first_type);
 	/* 32-bit keys are zero-extended: DESC flips their low half only */
 	ms->key_flip = !ms->descending ? 0 :
@@ -795,7 +795,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	bool		in_pairs = order_in_pairs(ms);
 	uint32	   *order;
 	uint32	   *nullpart;
-	bool		exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
+	bool		exact = BitonicKeyKindExact(ms->kind);
 	bool		ties = !exact || ms->ncolumns > 1;
 	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0, NULL, 0, NULL, NULL};
 	size_t		foreseen = foreseen_tie_bytes(ms);

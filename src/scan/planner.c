@@ -228,9 +228,7 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 			startup += n * comparison;
 	}
 	if (bytes > (double) work_mem * 1024.0)
-		startup += external_sort_cost(n, bytes,
-									  !(kind == BITONIC_KIND_EXACT32 || kind == BITONIC_KIND_EXACT64) ||
-									  nkeys > 1);
+		startup += external_sort_cost(n, bytes, !BitonicKeyKindExact(kind) || nkeys > 1);
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 }
@@ -281,8 +279,7 @@ BitonicPathKeyExact(const CustomPath *cpath)
 
 	first_key_sort(&ms, exprType((Node *) first_expr), linitial_oid(sortops),
 				   linitial_oid(collations), linitial_int(nulls_first) != 0);
-	return (ms.kind == BITONIC_KIND_EXACT32 || ms.kind == BITONIC_KIND_EXACT64) &&
-		ms.key_of != NULL;
+	return BitonicKeyKindExact(ms.kind) && ms.key_of != NULL;
 }
 
 /*

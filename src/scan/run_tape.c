@@ -10,6 +10,13 @@
 
 #include "utils/memutils.h"
 
+/* A record's first RUN_RECORD_HEADER bytes: the key, then the length with the NULL flag. */
+typedef struct RunRecordHeader
+{
+	uint64		key;
+	uint32		len;
+} RunRecordHeader;
+
 /*
  * Append a row and its key (or the first column's NULL) to a tape being
  * written: the key, the row's length with the NULL flag, and the row from
@@ -18,11 +25,7 @@
 void
 BitonicRunTapePut(LogicalTape *tape, uint64 key, bool isnull, MinimalTuple tuple)
 {
-	struct
-	{
-		uint64		key;
-		uint32		len;
-	}			header;
+	RunRecordHeader header;
 
 	StaticAssertStmt(sizeof(tuple->t_len) == sizeof(uint32), "a minimal tuple's length is 32 bits");
 	Assert(tuple->t_len < RUN_RECORD_NULL);
@@ -50,11 +53,7 @@ report_short_read(void)
 bool
 BitonicRunTapeNext(BitonicRunReader *reader)
 {
-	struct
-	{
-		uint64		key;
-		uint32		len;
-	}			header;
+	RunRecordHeader header;
 	size_t		got;
 	uint32		len;
 

@@ -95,7 +95,7 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->ms = ms;
 	runs->nkeys = nkeys;
 	runs->attnos = attnos;
-	runs->key_exact = ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_EXACT64;
+	runs->key_exact = BitonicKeyKindExact(ms->kind);
 	runs->keys_decide = runs->key_exact && nkeys == 1;
 	runs->tupdesc = tupdesc;
 	runs->random_access = random_access;
