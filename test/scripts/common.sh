@@ -315,3 +315,18 @@ bench_table_sql() {
 	echo "CREATE TABLE t AS SELECT (random() * 1e18)::int8 AS a, random() AS f,"
 	echo "  md5(g::text) AS s, (random() * 2e9 - 1e9)::int4 AS i FROM generate_series(1, $1) g;"
 }
+
+# Count one check of a test script: its group's label, its name, then the
+# command that must succeed; prints a TAP line and adds to the caller's
+# pass and fail counts (run-sharded.sh, run-temp-full.sh).
+check_in() {
+	local label=$1 name=$2
+	shift 2
+	if "$@"; then
+		echo "ok - $label: $name"
+		pass=$((pass + 1))
+	else
+		echo "not ok - $label: $name"
+		fail=$((fail + 1))
+	fi
+}

@@ -21,15 +21,7 @@ fail=0
 
 # Count one check: its name, then the command that must succeed.
 check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok - sharded: $name"
-		pass=$((pass + 1))
-	else
-		echo "not ok - sharded: $name"
-		fail=$((fail + 1))
-	fi
+	check_in "sharded" "$@"
 }
 
 # The query's rows on the sharded table and on the single-cluster one are the same, in the same order.

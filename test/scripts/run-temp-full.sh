@@ -36,15 +36,7 @@ trap 'psql -X -q -c "DROP TABLE IF EXISTS bs_full" -c "DROP TABLESPACE IF EXISTS
 
 # Count one check: its name, then the command that must succeed.
 check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok - temp full: $name"
-		pass=$((pass + 1))
-	else
-		echo "not ok - temp full: $name"
-		fail=$((fail + 1))
-	fi
+	check_in "temp full" "$@"
 }
 
 # 60,000 rows of about 70 bytes: runs of about 4.6 MB at work_mem 64kB;
