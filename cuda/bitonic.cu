@@ -33,19 +33,20 @@ block_count(size_t n, size_t pairs)
 }
 
 /*
- * One pass of ns steps of the standard sorter over ngroups groups: the
- * kernel instantiated for ns (NS counts down from the shape's most).
+ * One pass of ns steps of the standard sorter over ngroups groups of the
+ * store a: the kernel instantiated for ns (NS counts down from the shape's
+ * most).
  */
-template<typename P, unsigned NS = bs_pair_ops<P>::pass_steps>
+template<typename S, unsigned NS = bs_pair_ops<bs_pair_t<S>>::pass_steps>
 static bool
-standard_pass(P *d, size_t n, size_t h, unsigned ns, bool mirror, size_t ngroups, cudaStream_t stream)
+standard_pass(S a, size_t n, size_t h, unsigned ns, bool mirror, size_t ngroups, cudaStream_t stream)
 {
 	if constexpr (NS > 1)
 	{
 		if (ns < NS)
-			return standard_pass<P, NS - 1>(d, n, h, ns, mirror, ngroups, stream);
+			return standard_pass<S, NS - 1>(a, n, h, ns, mirror, ngroups, stream);
 	}
-	BS_LAUNCH((bs_global_pass<P, NS>), dim3(step_blocks(ngroups)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(d, n, h, mirror ? 1 : 0, ngroups);
+	BS_LAUNCH((bs_global_pass<S, NS>), dim3(step_blocks(ngroups)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(a, n, h, mirror ? 1 : 0, ngroups);
 	return bs_cuda_check(cudaGetLastError(), "bs_global_pass<<<>>>");
 }
 
@@ -54,10 +55,11 @@ standard_pass(P *d, size_t n, size_t h, unsigned ns, bool mirror, size_t ngroups
  * least the block B (the mirror step of span k, then the plain strides
  * k/4 .. B), bs_pair_ops<P>::pass_steps to a global pass.
  */
-template<typename P>
+template<typename S>
 static bool
-standard_global_steps(P *d, size_t n, size_t k, cudaStream_t stream)
+standard_global_steps(S a, size_t n, size_t k, cudaStream_t stream)
 {
+	typedef bs_pair_t<S> P;
 	const size_t B = bs_pair_ops<P>::block;
 	size_t		full = bs_pow2_ceil(n);
 
@@ -65,7 +67,7 @@ standard_global_steps(P *d, size_t n, size_t k, cudaStream_t stream)
 	{
 		unsigned	ns = bs_pass_steps(h, B, bs_pair_ops<P>::pass_steps);
 
-		if (!standard_pass<P>(d, n, h, ns, h == k / 2, full >> ns, stream))
+		if (!standard_pass(a, n, h, ns, h == k / 2, full >> ns, stream))
 			return false;
 		h >>= ns;
 	}
@@ -73,112 +75,115 @@ standard_global_steps(P *d, size_t n, size_t k, cudaStream_t stream)
 }
 
 /*
- * The rest of merge stage k in one launch (bs_block_merge): the steps of
- * strides h .. T, h = k/2 (the mirror step) or B/2, in registers, the
- * smaller ones in shared memory.
+ * The rest of merge stage k in one launch (bs_block_merge), from the store
+ * src into dst: the steps of strides h .. T, h = k/2 (the mirror step) or
+ * B/2, in registers, the smaller ones in shared memory.
  */
-template<typename P>
+template<typename S, typename D>
 static bool
-standard_block_merge(P *d, size_t n, size_t k, cudaStream_t stream)
+standard_block_merge(S src, D dst, size_t n, size_t k, cudaStream_t stream)
 {
+	typedef bs_pair_t<S> P;
 	const size_t B = bs_pair_ops<P>::block;
 	size_t		h = k / 2 < B / 2 ? k / 2 : B / 2;
 	int			mirror = h == k / 2;
 
 	/* h is T or 2T: bs_block_merge holds steps of strides h .. T */
 	if (h == bs_pair_ops<P>::tile)
-		BS_LAUNCH((bs_block_merge<P, 1>), dim3(block_count(n, bs_block_size<P, 1>::pairs)), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
+		BS_LAUNCH((bs_block_merge<S, D, 1>), dim3(block_count(n, bs_block_size<P, 1>::pairs)), dim3(BS_CUDA_TILE_THREADS), 0, stream)(src, dst, n, mirror);
 	else
-		BS_LAUNCH((bs_block_merge<P, 2>), dim3(block_count(n, bs_block_size<P, 2>::pairs)), dim3(BS_CUDA_TILE_THREADS), 0, stream)(d, n, mirror);
+		BS_LAUNCH((bs_block_merge<S, D, 2>), dim3(block_count(n, bs_block_size<P, 2>::pairs)), dim3(BS_CUDA_TILE_THREADS), 0, stream)(src, dst, n, mirror);
 	return bs_cuda_check(cudaGetLastError(), "bs_block_merge<<<>>>");
 }
 
 /*
- * The tile sort, in place, over every tile (adaptive or network merges);
- * with span non-null each tile's least and greatest key go to
- * span[2t], span[2t + 1].
+ * The tile sort, from the store src into dst (in place where they are the
+ * same), over every tile (adaptive or network merges); with span non-null
+ * each tile's least and greatest key go to span[2t], span[2t + 1].
  */
-template<typename P>
+template<typename S, typename D>
 static bool
-sort_tiles(P *d, size_t n, bs_algorithm algo, uint64_t *span, cudaStream_t stream)
+sort_tiles(S src, D dst, size_t n, bs_algorithm algo, uint64_t *span, cudaStream_t stream)
 {
-	const size_t T = bs_pair_ops<P>::tile;
+	const size_t T = bs_pair_ops<bs_pair_t<S>>::tile;
 	unsigned	ntiles = block_count(n, T);
 	/* a single small tile needs no more threads than comparators per step (at least a warp) */
 	size_t		threads = bs_pow2_ceil(n < T ? n : T) / 2;
 
 	threads = threads < 32 ? 32 : threads > BS_CUDA_TILE_THREADS ? BS_CUDA_TILE_THREADS : threads;
 	if (algo == BS_ALGO_ADAPTIVE)
-		BS_LAUNCH((bs_tile_sort<P, true>), dim3(ntiles), dim3((unsigned) threads), 0, stream)(d, n, span);
+		BS_LAUNCH((bs_tile_sort<S, D, true>), dim3(ntiles), dim3((unsigned) threads), 0, stream)(src, dst, n, span);
 	else
-		BS_LAUNCH((bs_tile_sort<P, false>), dim3(ntiles), dim3((unsigned) threads), 0, stream)(d, n, span);
+		BS_LAUNCH((bs_tile_sort<S, D, false>), dim3(ntiles), dim3((unsigned) threads), 0, stream)(src, dst, n, span);
 	return bs_cuda_check(cudaGetLastError(), "bs_tile_sort<<<>>>");
 }
 
-/* The standard sorter's merge stages: per stage its global passes, then the block merge. */
-template<typename P>
+/*
+ * The standard sorter's merge stages over the store a (tiles sorted): per
+ * stage its global passes, then the block merge, the last one into out
+ * (a itself: in place).
+ */
+template<typename S, typename D>
 static bool
-standard_stages(P *d, size_t n, cudaStream_t stream)
+standard_stages(S a, D out, size_t n, cudaStream_t stream)
 {
-	for (size_t k = 2 * bs_pair_ops<P>::tile; k <= bs_pow2_ceil(n); k *= 2)
-		if (!standard_global_steps(d, n, k, stream) || !standard_block_merge(d, n, k, stream))
+	size_t		top = bs_pow2_ceil(n);
+
+	for (size_t k = 2 * bs_pair_ops<bs_pair_t<S>>::tile; k <= top; k *= 2)
+		if (!standard_global_steps(a, n, k, stream) ||
+			!(k == top ? standard_block_merge(a, out, n, k, stream) : standard_block_merge(a, a, n, k, stream)))
 			return false;
 	return true;
+}
+
+/* One adaptive merge stage k from the store src into dst: the tiles' co-ranks, then each tile merged. */
+template<typename S, typename D>
+static bool
+adaptive_stage(S src, D dst, size_t n, size_t k, size_t *corank, cudaStream_t stream)
+{
+	size_t		ntiles = block_count(n, bs_pair_ops<bs_pair_t<S>>::tile);
+
+	BS_LAUNCH(bs_corank_kernel<S>, dim3(step_blocks(ntiles)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(src, n, k, ntiles, corank);
+	if (!bs_cuda_check(cudaGetLastError(), "bs_corank_kernel<<<>>>"))
+		return false;
+	BS_LAUNCH((bs_merge_tile<S, D>), dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, stream)(src, dst, n, k, corank);
+	return bs_cuda_check(cudaGetLastError(), "bs_merge_tile<<<>>>");
 }
 
 /*
- * The adaptive sorter's merge stages: per stage, the co-ranks of the
- * output tiles, then each tile merged, from one buffer into the other (d
- * and the scratch's n pairs, the co-ranks after them).  With an odd number
- * of stages the first (of 2T) is a block merge in d, in place, so that the
- * last one writes to d.
+ * The adaptive sorter's merge stages over the store first (tiles sorted):
+ * each stage from one buffer into the other (first, other), the last one
+ * into out, which is first itself or lies over other's memory: so the last
+ * stage reads other, or first (out_over_other).  Where the stage count
+ * does not make it so, the first stage (of 2T) is a block merge in place.
  */
-template<typename P>
+template<typename S, typename D>
 static bool
-adaptive_stages(P *d, size_t n, void *scratch, cudaStream_t stream)
+adaptive_stages(S first, S other, D out, bool out_over_other, size_t n, size_t *corank, cudaStream_t stream)
 {
-	const size_t T = bs_pair_ops<P>::tile;
-	size_t		ntiles = block_count(n, T);
-	P		   *other = (P *) scratch;
-	size_t	   *corank = (size_t *) (other + n);
-	P		   *cur = d;
+	const size_t T = bs_pair_ops<bs_pair_t<S>>::tile;
+	long		stages = bs_stage_count(n, T);
 	size_t		k = 2 * T;
+	bool		at_first = true;
 
-	if (bs_stage_count(n, T) % 2 == 1)
+	if (bs_adaptive_block_first(stages, out_over_other))
 	{
-		if (!standard_block_merge(d, n, k, stream))
+		if (!standard_block_merge(first, first, n, k, stream))
 			return false;
 		k *= 2;
+		stages--;
 	}
-	for (; k <= bs_pow2_ceil(n); k *= 2)
-	{
-		P		   *next = cur == d ? other : d;
-
-		BS_LAUNCH(bs_corank_kernel<P>, dim3(step_blocks(ntiles)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(cur, n, k, ntiles, corank);
-		if (!bs_cuda_check(cudaGetLastError(), "bs_corank_kernel<<<>>>"))
+	for (; stages > 1; stages--, k *= 2, at_first = !at_first)
+		if (!adaptive_stage(at_first ? first : other, at_first ? other : first, n, k, corank, stream))
 			return false;
-		BS_LAUNCH(bs_merge_tile<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, stream)(cur, next, n, k, corank);
-		if (!bs_cuda_check(cudaGetLastError(), "bs_merge_tile<<<>>>"))
-			return false;
-		cur = next;
-	}
-	return true;
+	return stages == 0 || adaptive_stage(at_first ? first : other, out, n, k, corank, stream);
 }
 
-/* The merge stages of the chosen sorter, after the tile sort. */
-template<typename P>
-static bool
-merge_stages(P *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
-{
-	return algo == BS_ALGO_ADAPTIVE ? adaptive_stages(d, n, scratch, stream) : standard_stages(d, n, stream);
-}
-
-/* Scratch bytes of one shape's sorter for n pairs: the adaptive sorter's second buffer and co-ranks. */
-template<typename P>
+/* Scratch bytes of the adaptive sorter's co-ranks for n pairs in tiles of T. */
 static size_t
-sorter_scratch_bytes(size_t n, bs_algorithm algo)
+corank_bytes(size_t n, size_t T)
 {
-	return algo == BS_ALGO_ADAPTIVE ? n * sizeof(P) + block_count(n, bs_pair_ops<P>::tile) * sizeof(size_t) : 0;
+	return block_count(n, T) * sizeof(size_t);
 }
 
 /* Bytes of the tiles' key spans at the front of a 64-bit sort's scratch (16-byte aligned). */
@@ -186,6 +191,13 @@ static size_t
 span_bytes(size_t n)
 {
 	return block_count(n, BS_CUDA_TILE_PAIRS64) * 2 * sizeof(uint64_t);
+}
+
+/* Bytes of n 64-bit pairs in the split layout (bs_split64_at), 16-byte aligned. */
+static size_t
+split_bytes(size_t n)
+{
+	return (n * (sizeof(uint64_t) + sizeof(uint32_t)) + 15) / 16 * 16;
 }
 
 /* The least and greatest key of all tiles' spans (a reduction, a copy back, a wait). */
@@ -205,45 +217,55 @@ key_span(uint64_t *span, size_t ntiles, uint64_t *least, uint64_t *greatest, cud
 }
 
 /*
- * 64-bit pairs (tiles sorted) whose keys span less than 2^32, sorted on the
- * 8-byte path: packed into the scratch, sorted there (the packed sorter's
- * scratch after them), unpacked into d.
+ * Sort n packed pairs at d in place (tiles, then stages); the adaptive
+ * sorter's second buffer at other, its co-ranks at corank.
  */
 static bool
-sort_packed(bs_pair64 *d, size_t n, uint64_t least, bs_algorithm algo, char *scratch, cudaStream_t stream)
+sort_packed_pairs(bs_pair32 *d, size_t n, bs_algorithm algo, bs_pair32 *other, size_t *corank, cudaStream_t stream)
 {
-	bs_pair32  *packed = (bs_pair32 *) scratch;
+	if (!sort_tiles(d, d, n, algo, (uint64_t *) nullptr, stream))
+		return false;
+	return algo == BS_ALGO_ADAPTIVE ? adaptive_stages(d, other, d, false, n, corank, stream) : standard_stages(d, d, n, stream);
+}
 
-	BS_LAUNCH(bs_pack_span, dim3(step_blocks(n)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(d, packed, n, least);
+/*
+ * 64-bit pairs (tiles sorted into the split store) whose keys span less
+ * than 2^32, sorted on the 8-byte path: packed over the split keys, sorted
+ * there (the adaptive sorter's second buffer in d, whose pairs are in the
+ * split store now; its co-ranks at corank), unpacked into d.
+ */
+static bool
+sort_packed(bs_split64 split, bs_pair64 *d, size_t n, uint64_t least, bs_algorithm algo, size_t *corank,
+			cudaStream_t stream)
+{
+	bs_pair32  *packed = (bs_pair32 *) split.key;
+
+	BS_LAUNCH(bs_pack_span<bs_split64>, dim3(step_blocks(n)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(split, packed, n, least);
 	if (!bs_cuda_check(cudaGetLastError(), "bs_pack_span<<<>>>") ||
-		!sort_tiles(packed, n, algo, (uint64_t *) nullptr, stream) ||
-		!merge_stages(packed, n, algo, packed + n, stream))
+		!sort_packed_pairs(packed, n, algo, (bs_pair32 *) d, corank, stream))
 		return false;
 	BS_LAUNCH(bs_unpack_span, dim3(step_blocks(n)), dim3(BS_CUDA_STEP_THREADS), 0, stream)(packed, d, n, least);
 	return bs_cuda_check(cudaGetLastError(), "bs_unpack_span<<<>>>");
 }
 
-/* Device scratch bytes of packed pairs: the sorter's. */
+/* Device scratch bytes of packed pairs: the adaptive sorter's second buffer and co-ranks. */
 template<>
 size_t
 bs_gpu_scratch_bytes<bs_pair32>(size_t n, bs_algorithm algo)
 {
-	return sorter_scratch_bytes<bs_pair32>(n, algo);
+	return algo == BS_ALGO_ADAPTIVE ? n * sizeof(bs_pair32) + corank_bytes(n, BS_CUDA_TILE_PAIRS32) : 0;
 }
 
 /*
- * Device scratch bytes of 64-bit pairs: the tiles' key spans, then the
- * packed copy and its sorter's scratch, or the 64-bit sorter's, whichever
- * is larger.
+ * Device scratch bytes of 64-bit pairs: the tiles' key spans, the split
+ * store (12 bytes a pair) and the adaptive sorter's co-ranks (its second
+ * buffer lies over the pairs' own).
  */
 template<>
 size_t
 bs_gpu_scratch_bytes<bs_pair64>(size_t n, bs_algorithm algo)
 {
-	size_t		packed = n * sizeof(bs_pair32) + sorter_scratch_bytes<bs_pair32>(n, algo);
-	size_t		wide = sorter_scratch_bytes<bs_pair64>(n, algo);
-
-	return span_bytes(n) + (packed > wide ? packed : wide);
+	return span_bytes(n) + split_bytes(n) + (algo == BS_ALGO_ADAPTIVE ? corank_bytes(n, BS_CUDA_TILE_PAIRS64) : 0);
 }
 
 /* Sort n packed pairs in device memory with the chosen algorithm (auto: standard). */
@@ -251,33 +273,43 @@ template<>
 bool
 bs_gpu_sort<bs_pair32>(bs_pair32 *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
 {
+	bs_pair32  *other = (bs_pair32 *) scratch;
+
 	if (n < 2)
 		return true;
-	return sort_tiles(d, n, algo, (uint64_t *) nullptr, stream) && merge_stages(d, n, algo, scratch, stream);
+	return sort_packed_pairs(d, n, algo, other, algo == BS_ALGO_ADAPTIVE ? (size_t *) (other + n) : nullptr, stream);
 }
 
 /*
  * Sort n 64-bit pairs in device memory with the chosen algorithm (auto:
- * standard): the tile sort notes each tile's key span; where all keys span
- * less than 2^32 the merges run on the 8-byte path.
+ * standard).  One tile is sorted in place.  Otherwise the tile sort writes
+ * the split store (12 bytes a pair) and notes each tile's key span: where
+ * all keys span less than 2^32 the merges run on the 8-byte path; else on
+ * the split store (the adaptive sorter's other buffer the split layout
+ * over d), the last one into d.
  */
 template<>
 bool
 bs_gpu_sort<bs_pair64>(bs_pair64 *d, size_t n, bs_algorithm algo, void *scratch, cudaStream_t stream)
 {
 	uint64_t   *span = (uint64_t *) scratch;
-	char	   *rest = (char *) scratch + span_bytes(n);
+	bs_split64	split = bs_split64_at((char *) scratch + span_bytes(n), n);
+	size_t	   *corank = (size_t *) ((char *) scratch + span_bytes(n) + split_bytes(n));
 	uint64_t	least,
 				greatest;
 
 	if (n < 2)
 		return true;
-	if (!sort_tiles(d, n, algo, span, stream) ||
+	if (n <= BS_CUDA_TILE_PAIRS64)
+		return sort_tiles(d, d, n, algo, (uint64_t *) nullptr, stream);
+	if (!sort_tiles(d, split, n, algo, span, stream) ||
 		!key_span(span, block_count(n, BS_CUDA_TILE_PAIRS64), &least, &greatest, stream))
 		return false;
 	if (greatest - least <= UINT32_MAX)
-		return sort_packed(d, n, least, algo, rest, stream);
-	return merge_stages(d, n, algo, rest, stream);
+		return sort_packed(split, d, n, least, algo, corank, stream);
+	if (algo == BS_ALGO_ADAPTIVE)
+		return adaptive_stages(split, bs_split64_at(d, n), d, true, n, corank, stream);
+	return standard_stages(split, d, n, stream);
 }
 
 /* The most pairs one device sort takes within budget bytes (its scratch included). */

@@ -17,7 +17,7 @@
 #ifndef BS_BITONIC_KERNELS_CUH
 #define BS_BITONIC_KERNELS_CUH
 
-#include "pair_ops.cuh"
+#include "pair_store.cuh"
 
 /* Pairs of this block's tile below n. */
 template<typename P>
@@ -59,27 +59,27 @@ bs_tile_step(P *s, unsigned valid, unsigned span, bool mirror)
 	__syncthreads();
 }
 
-/* Copy this block's valid pairs into shared memory. */
-template<typename P>
+/* Copy this block's valid pairs from the store a into shared memory. */
+template<typename P, typename S>
 static __device__ __forceinline__ void
-bs_tile_load(P *s, const P *a, unsigned valid)
+bs_tile_load(P *s, S a, unsigned valid)
 {
-	const P    *src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
+	S			src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
 
 	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
 		s[i] = src[i];
 	__syncthreads();
 }
 
-/* Copy the tile's valid pairs back. */
-template<typename P>
+/* Copy the tile's valid pairs to the store a. */
+template<typename P, typename D>
 static __device__ __forceinline__ void
-bs_tile_store(const P *s, P *a, unsigned valid)
+bs_tile_store(const P *s, D a, unsigned valid)
 {
-	P		   *dst = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
+	D			dst = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
 
 	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
-		dst[i] = s[i];
+		bs_put(dst, i, s[i]);
 }
 
 /* The network's merge of every block of m pairs in the tile: first step mirror or plain. */
@@ -125,17 +125,17 @@ struct bs_group
 };
 
 /*
- * Load the group's pairs below n into v (a zero pair for those at or past
- * n: never compared or stored).  Grp: a group type with G and pos(m)
- * (bs_group, or bs_block_merge's own).
+ * Load the group's pairs below n from the store a into v (a zero pair for
+ * those at or past n: never compared or stored).  Grp: a group type with
+ * G and pos(m) (bs_group, or bs_block_merge's own).
  */
-template<typename P, typename Grp>
+template<typename S, typename Grp>
 static __device__ __forceinline__ void
-bs_group_load(P *v, const P *a, size_t n, const Grp &grp)
+bs_group_load(bs_pair_t<S> *v, S a, size_t n, const Grp &grp)
 {
 BS_UNROLL
 	for (unsigned m = 0; m < Grp::G; m++)
-		v[m] = grp.pos(m) < n ? a[grp.pos(m)] : P();
+		v[m] = grp.pos(m) < n ? a[grp.pos(m)] : bs_pair_t<S>();
 }
 
 /*
@@ -167,39 +167,40 @@ BS_UNROLL
 	}
 }
 
-/* Store the group's pairs below n from v. */
-template<typename P, typename Grp>
+/* Store the group's pairs below n from v to the store a. */
+template<typename S, typename Grp>
 static __device__ __forceinline__ void
-bs_group_store(const P *v, P *a, size_t n, const Grp &grp)
+bs_group_store(const bs_pair_t<S> *v, S a, size_t n, const Grp &grp)
 {
 BS_UNROLL
 	for (unsigned m = 0; m < Grp::G; m++)
 		if (grp.pos(m) < n)
-			a[grp.pos(m)] = v[m];
+			bs_put(a, grp.pos(m), v[m]);
 }
 
 /*
  * NS network steps of a merge stage in one global pass: the first is the
  * stage's mirror step (span 2h) or a plain step of stride h, the others the
- * plain steps of strides h/2 .. L >= T.  Each thread loads a group into
- * registers, compares there and stores it once; consecutive threads take
- * consecutive offsets r < L, so every load and store is coalesced.
+ * plain steps of strides h/2 .. L >= T, over the pairs of the store a.
+ * Each thread loads a group into registers, compares there and stores it
+ * once; consecutive threads take consecutive offsets r < L, so every load
+ * and store is coalesced.
  */
-template<typename P, unsigned NS>
+template<typename S, unsigned NS>
 __global__ void
 __launch_bounds__(BS_CUDA_STEP_THREADS)
-bs_global_pass(P *a, size_t n, size_t h, int mirror, size_t ngroups)
+bs_global_pass(S a, size_t n, size_t h, int mirror, size_t ngroups)
 {
 	size_t		stride = (size_t) gridDim.x * blockDim.x;
 
 	for (size_t g = (size_t) blockIdx.x * blockDim.x + threadIdx.x; g < ngroups; g += stride)
 	{
 		bs_group<NS> grp(g, h, mirror != 0);
-		P			v[bs_group<NS>::G];
+		bs_pair_t<S> v[bs_group<NS>::G];
 
-		bs_group_load<P>(v, a, n, grp);
-		bs_group_network<P>(v, n, grp);
-		bs_group_store<P>(v, a, n, grp);
+		bs_group_load(v, a, n, grp);
+		bs_group_network(v, n, grp);
+		bs_group_store(v, a, n, grp);
 	}
 }
 

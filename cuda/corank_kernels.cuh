@@ -43,12 +43,14 @@ struct bs_merge_block
 
 /*
  * How many of a[0..la)'s pairs are among the first d of the merge of
- * a[0..la) and b[0..lb) (both sorted, all pairs distinct).
+ * a[0..la) and b[0..lb) (both sorted, all pairs distinct; stores or
+ * shared memory).
  */
-template<typename P, typename I>
+template<typename A, typename I>
 static __device__ __forceinline__ I
-bs_corank(const P *a, I la, const P *b, I lb, I d)
+bs_corank(A a, I la, A b, I lb, I d)
 {
+	typedef bs_pair_t<A> P;
 	I			lo = d > lb ? d - lb : 0,
 				hi = d < la ? d : la;
 
@@ -65,38 +67,41 @@ bs_corank(const P *a, I la, const P *b, I lb, I d)
 	return lo;
 }
 
-/* The co-rank at the first diagonal of each of the ntiles output tiles of stage k. */
-template<typename P>
+/* The co-rank at the first diagonal of each of the ntiles output tiles of stage k (pairs in the store src). */
+template<typename S>
 __global__ void
 __launch_bounds__(BS_CUDA_STEP_THREADS)
-bs_corank_kernel(const P *src, size_t n, size_t k, size_t ntiles, size_t *corank)
+bs_corank_kernel(S src, size_t n, size_t k, size_t ntiles, size_t *corank)
 {
+	typedef bs_pair_t<S> P;
+
 	for (size_t t = (size_t) blockIdx.x * blockDim.x + threadIdx.x; t < ntiles; t += (size_t) gridDim.x * blockDim.x)
 	{
 		size_t		o = t * bs_pair_ops<P>::tile;
 		bs_merge_block blk(o, n, k);
 
-		corank[t] = bs_corank<P, size_t>(src + blk.base, blk.la, src + blk.base + blk.la, blk.lb, o - blk.base);
+		corank[t] = bs_corank<S, size_t>(src + blk.base, blk.la, src + blk.base + blk.la, blk.lb, o - blk.base);
 	}
 }
 
-/* What output tile blockIdx.x of stage k merges: its pieces of A and B. */
-template<typename P>
+/* What output tile blockIdx.x of stage k merges: its pieces of A and B in the store. */
+template<typename S>
 struct bs_tile_pieces
 {
-	const P    *a,
-			   *b;
+	S			a,
+				b;
 	unsigned	na,
 				nb;
 	size_t		o;				/* the tile's first position */
 };
 
 /* The pieces between the co-ranks of the tile's first and last diagonals. */
-template<typename P>
-static __device__ __forceinline__ bs_tile_pieces<P>
-bs_merge_tile_pieces(const P *src, size_t n, size_t k, const size_t *corank)
+template<typename S>
+static __device__ __forceinline__ bs_tile_pieces<S>
+bs_merge_tile_pieces(S src, size_t n, size_t k, const size_t *corank)
 {
-	bs_tile_pieces<P> t;
+	typedef bs_pair_t<S> P;
+	bs_tile_pieces<S> t;
 	unsigned	valid = bs_tile_valid<P>(n);
 	bs_merge_block blk((size_t) blockIdx.x * bs_pair_ops<P>::tile, n, k);
 	size_t		d0,
@@ -116,9 +121,9 @@ bs_merge_tile_pieces(const P *src, size_t n, size_t k, const size_t *corank)
 }
 
 /* Load the tile's pieces into s: A's, then B's (coalesced). */
-template<typename P>
+template<typename P, typename S>
 static __device__ __forceinline__ void
-bs_merge_tile_load(P *s, const bs_tile_pieces<P> &t)
+bs_merge_tile_load(P *s, const bs_tile_pieces<S> &t)
 {
 	for (unsigned i = threadIdx.x; i < t.na + t.nb; i += blockDim.x)
 		s[i] = i < t.na ? t.a[i] : t.b[i - t.na];
@@ -129,9 +134,9 @@ bs_merge_tile_load(P *s, const bs_tile_pieces<P> &t)
  * s[na..na+nb), from position threadIdx.x * IPT on, into v (zero pairs
  * past the tile's end: never written back).
  */
-template<typename P, unsigned IPT>
+template<typename P, unsigned IPT, typename S>
 static __device__ __forceinline__ void
-bs_merge_tile_items(const P *s, const bs_tile_pieces<P> &t, P *v)
+bs_merge_tile_items(const P *s, const bs_tile_pieces<S> &t, P *v)
 {
 	unsigned	first = threadIdx.x * IPT;
 	unsigned	i = 0,
@@ -139,7 +144,7 @@ bs_merge_tile_items(const P *s, const bs_tile_pieces<P> &t, P *v)
 
 	if (first < t.na + t.nb)
 	{
-		i = bs_corank<P, unsigned>(s, t.na, s + t.na, t.nb, first);
+		i = bs_corank<const P *, unsigned>(s, t.na, s + t.na, t.nb, first);
 		j = first - i;
 	}
 	BS_UNROLL
@@ -156,9 +161,9 @@ bs_merge_tile_items(const P *s, const bs_tile_pieces<P> &t, P *v)
 }
 
 /* Write this thread's outputs back into s, at their positions in the tile. */
-template<typename P, unsigned IPT>
+template<typename P, unsigned IPT, typename S>
 static __device__ __forceinline__ void
-bs_merge_tile_put(P *s, const bs_tile_pieces<P> &t, const P *v)
+bs_merge_tile_put(P *s, const bs_tile_pieces<S> &t, const P *v)
 {
 	unsigned	first = threadIdx.x * IPT;
 
@@ -172,16 +177,17 @@ bs_merge_tile_put(P *s, const bs_tile_pieces<P> &t, const P *v)
  * Stage k's output tile blockIdx.x (launched with BS_CUDA_TILE_THREADS
  * threads): its pieces of A and B loaded into shared memory, merged there
  * (each thread IPT consecutive outputs, held in registers), written back
- * to shared memory and stored to dst coalesced.
+ * to shared memory and stored to the store dst coalesced.
  */
-template<typename P>
+template<typename S, typename D>
 __global__ void
 __launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_merge_tile(const P *src, P *dst, size_t n, size_t k, const size_t *corank)
+bs_merge_tile(S src, D dst, size_t n, size_t k, const size_t *corank)
 {
+	typedef bs_pair_t<S> P;
 	const unsigned IPT = bs_pair_ops<P>::tile / BS_CUDA_TILE_THREADS;
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
-	bs_tile_pieces<P> t = bs_merge_tile_pieces<P>(src, n, k, corank);
+	bs_tile_pieces<S> t = bs_merge_tile_pieces(src, n, k, corank);
 	P			v[IPT];
 
 	bs_merge_tile_load(s, t);
@@ -191,7 +197,7 @@ bs_merge_tile(const P *src, P *dst, size_t n, size_t k, const size_t *corank)
 	bs_merge_tile_put<P, IPT>(s, t, v);
 	__syncthreads();
 	for (unsigned i = threadIdx.x; i < t.na + t.nb; i += blockDim.x)
-		dst[t.o + i] = s[i];
+		bs_put(dst, t.o + i, s[i]);
 }
 
 #endif							/* BS_CORANK_KERNELS_CUH */

@@ -13,7 +13,7 @@
 #ifndef BS_KEY_SPAN_KERNELS_CUH
 #define BS_KEY_SPAN_KERNELS_CUH
 
-#include "pair_ops.cuh"
+#include "pair_store.cuh"
 
 /*
  * The least and greatest of ntiles tiles' spans (span[2t], span[2t + 1],
@@ -53,13 +53,21 @@ bs_span_reduce(uint64_t *span, size_t ntiles)
 	}
 }
 
-/* Pack each pair as ((key - least) << 32) | pointer. */
+/*
+ * Pack each pair of the store src as ((key - least) << 32) | pointer.  dst
+ * may be src's keys: pair i is read and written by one thread.
+ */
+template<typename S>
 __global__ void
 __launch_bounds__(BS_CUDA_STEP_THREADS)
-bs_pack_span(const bs_pair64 *src, bs_pair32 *dst, size_t n, uint64_t least)
+bs_pack_span(S src, bs_pair32 *dst, size_t n, uint64_t least)
 {
 	for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t) gridDim.x * blockDim.x)
-		dst[i] = ((src[i].key - least) << 32) | src[i].ptr;
+	{
+		bs_pair64	p = src[i];
+
+		dst[i] = ((p.key - least) << 32) | p.ptr;
+	}
 }
 
 /* Unpack each packed pair: key = least + its high half, pointer its low half. */

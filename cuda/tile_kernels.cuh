@@ -3,8 +3,8 @@
  * T pairs per block, loaded once, merged with the network (standard) or
  * adaptively, stored once.
  *
- *   bs_tile_sort<P, A>   sorts each tile: the merges of blocks 2 .. T
- *   bs_block_merge<P,NS> finishes a merge stage of the standard sorter in
+ *   bs_tile_sort         sorts each tile: the merges of blocks 2 .. T
+ *   bs_block_merge       finishes a merge stage of the standard sorter in
  *                        blocks of R tiles: its steps of stride T .. B/2
  *                        in registers, the smaller ones tile by tile in
  *                        shared memory
@@ -27,20 +27,22 @@ bs_tile_merge_blocks(P *s, unsigned valid, unsigned m, bool mirror)
 }
 
 /*
- * Sort every tile of T pairs in place (the last one may be partial); with
- * span non-null, note the tile's least and greatest key (its first and
- * last pair) in span[2 * tile], span[2 * tile + 1].
+ * Sort every tile of T pairs (the last one may be partial) from the store
+ * src into the store dst (the same one: in place); with span non-null,
+ * note the tile's least and greatest key (its first and last pair) in
+ * span[2 * tile], span[2 * tile + 1].
  */
-template<typename P, bool ADAPTIVE>
+template<typename S, typename D, bool ADAPTIVE>
 __global__ void
 __launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_tile_sort(P *a, size_t n, uint64_t *span)
+bs_tile_sort(S src, D dst, size_t n, uint64_t *span)
 {
+	typedef bs_pair_t<S> P;
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
 	unsigned	valid = bs_tile_valid<P>(n);
 	unsigned	top = bs_tile_top(valid);
 
-	bs_tile_load(s, a, valid);
+	bs_tile_load(s, src, valid);
 	for (unsigned k = 2; k <= top; k *= 2)
 		bs_tile_merge_blocks<P, ADAPTIVE>(s, valid, k, true);
 	if (span != nullptr && threadIdx.x == 0)
@@ -48,7 +50,7 @@ bs_tile_sort(P *a, size_t n, uint64_t *span)
 		span[2 * blockIdx.x] = bs_pair_ops<P>::key(s[0]);
 		span[2 * blockIdx.x + 1] = bs_pair_ops<P>::key(s[valid - 1]);
 	}
-	bs_tile_store(s, a, valid);
+	bs_tile_store(s, dst, valid);
 }
 
 /*
@@ -98,13 +100,17 @@ struct bs_block_size
  * BS_CUDA_TILE_THREADS of them as bs_block_group groups (group j's pair m lies in tile
  * (j * threads / T) * G + m); then, tile by tile, the thread's pairs of
  * that tile written into shared memory, the steps of stride < T there, and
- * the tile stored.  One pass over global memory.
+ * the tile stored.  One pass over global memory, from the store src into
+ * the store dst (the same one: in place; a block reads all its pairs
+ * before it writes any).  One block per SM at least, said outright: left
+ * to aim at two, ptxas spills the split store's pairs.
  */
-template<typename P, unsigned NS>
+template<typename S, typename D, unsigned NS>
 __global__ void
-__launch_bounds__(BS_CUDA_TILE_THREADS)
-bs_block_merge(P *a, size_t n, int mirror)
+__launch_bounds__(BS_CUDA_TILE_THREADS, 1)
+bs_block_merge(S src, D dst, size_t n, int mirror)
 {
+	typedef bs_pair_t<S> P;
 	const unsigned T = bs_pair_ops<P>::tile;
 	const unsigned G = bs_block_group<NS, T>::G;
 	const unsigned BLOCK = bs_block_size<P, NS>::pairs;
@@ -114,7 +120,8 @@ bs_block_merge(P *a, size_t n, int mirror)
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
 	size_t		first = (size_t) blockIdx.x * BLOCK;
 	size_t		left = n - first;
-	P		   *blk = a + first;
+	S			blk = src + first;
+	D			out = dst + first;
 	P			v[GROUPS * G];
 
 	BS_UNROLL
@@ -122,8 +129,8 @@ bs_block_merge(P *a, size_t n, int mirror)
 	{
 		bs_block_group<NS, T> grp(j, mirror != 0);
 
-		bs_group_load<P>(v + j * G, blk, left, grp);
-		bs_group_network<P>(v + j * G, left, grp);
+		bs_group_load(v + j * G, blk, left, grp);
+		bs_group_network(v + j * G, left, grp);
 	}
 	BS_UNROLL
 	for (unsigned c = 0; c < BLOCK / T; c++)
@@ -146,7 +153,7 @@ bs_block_merge(P *a, size_t n, int mirror)
 		__syncthreads();
 		bs_tile_network_merge(s, valid, T, false);
 		for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
-			blk[(size_t) c * T + i] = s[i];
+			bs_put(out, (size_t) c * T + i, s[i]);
 		__syncthreads();
 	}
 }

@@ -10,7 +10,6 @@
  *   cuda_cost_model [bandwidth in TB/s]
  */
 #include "cuda/cost_model.h"
-#include "cuda/bs_cuda_config.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,22 +30,14 @@ table(const char *shape, size_t bytes, size_t tile, size_t block, unsigned pass_
 	{
 		size_t		n = (size_t) 1 << e;
 		long		naive = (long) e * (e + 1) / 2;
-		bs_cuda_cost s = bs_cost_standard(n, tile, block, pass_steps);
-		bs_cuda_cost a = bs_cost_adaptive(n, tile);
+		bs_cuda_cost s = wide ? bs_cost_sort64(n, false, false) : bs_cost_sort32(n, false);
+		bs_cuda_cost a = wide ? bs_cost_sort64(n, true, false) : bs_cost_sort32(n, true);
 		double		pass_ms = 2.0 * (double) n * (double) bytes / bandwidth * 1e3;
 
-		if (wide)
-		{
-			s = bs_cost_wide64(s);
-			a = bs_cost_wide64(a);
-		}
-		printf("| 2^%u | %ld | %ld | %.1f | %.0f%% | %.2f | %ld | %.1f | %.2f |", e, naive, s.launches, s.passes,
+		printf("| 2^%u | %ld | %ld | %.2f | %.0f%% | %.2f | %ld | %.2f | %.2f |", e, naive, s.launches, s.passes,
 			   100.0 * s.passes / (double) naive, s.passes * pass_ms, a.launches, a.passes, a.passes * pass_ms);
 		if (wide)
-			printf(" %.1f | %.2f |",
-				   bs_cost_packed64(bs_cost_standard(n, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32,
-													 BS_CUDA_PASS_STEPS32)).passes,
-				   bs_cost_packed64(bs_cost_adaptive(n, BS_CUDA_TILE_PAIRS32)).passes);
+			printf(" %.2f | %.2f |", bs_cost_sort64(n, false, true).passes, bs_cost_sort64(n, true, true).passes);
 		printf("\n");
 	}
 }
@@ -60,14 +51,12 @@ main(int argc, char **argv)
 	printf("Global-memory passes of one sort (a pass reads and writes every pair once) at %.2f TB/s.\n",
 		   bandwidth / 1e12);
 	table("32-bit keys (8-byte packed pairs)", 8, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32, bandwidth);
-	table("64-bit keys (16-byte pairs)", 16, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64, BS_CUDA_PASS_STEPS64, bandwidth);
-	printf("\nAt 2^24 (targets: standard <= 30 passes, adaptive <= 14): standard %.1f (32-bit keys), %.1f (64-bit);"
-		   " adaptive %.1f, %.1f; 64-bit keys spanning less than 2^32: standard %.1f, adaptive %.2f\n",
-		   bs_cost_standard(n24, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32).passes,
-		   bs_cost_wide64(bs_cost_standard(n24, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64, BS_CUDA_PASS_STEPS64)).passes,
-		   bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS32).passes,
-		   bs_cost_wide64(bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS64)).passes,
-		   bs_cost_packed64(bs_cost_standard(n24, BS_CUDA_TILE_PAIRS32, BS_CUDA_BLOCK_PAIRS32, BS_CUDA_PASS_STEPS32)).passes,
-		   bs_cost_packed64(bs_cost_adaptive(n24, BS_CUDA_TILE_PAIRS32)).passes);
+	table("64-bit keys (16-byte pairs; merged as 12-byte split pairs)", 16, BS_CUDA_TILE_PAIRS64, BS_CUDA_BLOCK_PAIRS64,
+		  BS_CUDA_PASS_STEPS64, bandwidth);
+	printf("\nAt 2^24 (targets: standard <= 30 passes, adaptive <= 14): standard %.2f (32-bit keys), %.2f (64-bit);"
+		   " adaptive %.2f, %.2f; 64-bit keys spanning less than 2^32: standard %.2f, adaptive %.2f\n",
+		   bs_cost_sort32(n24, false).passes, bs_cost_sort64(n24, false, false).passes,
+		   bs_cost_sort32(n24, true).passes, bs_cost_sort64(n24, true, false).passes,
+		   bs_cost_sort64(n24, false, true).passes, bs_cost_sort64(n24, true, true).passes);
 	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "cuda/bs_cuda.h"
 #include "cuda/cuda_compat.cuh"
+#include "cuda/pair_store.cuh"
 #include "pairs_gen.h"
 #include "unit.h"
 
@@ -144,6 +145,80 @@ struct dev_buffer
 
 		cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
 		return v;
+	}
+};
+
+/*
+ * Pairs on the device as a kernel's store (cuda/pair_store.cuh): one array
+ * (SPLIT false), or 64-bit pairs as an array of keys and one of pointers.
+ */
+template<typename P, bool SPLIT> struct dev_pairs;
+
+template<typename P>
+struct dev_pairs<P, false>
+{
+	dev_buffer<P> d;
+
+	/* A device copy of a. */
+	explicit dev_pairs(const std::vector<P> &a) : d(a) {}
+
+	/* The store the kernels take. */
+	P		   *store() const
+	{
+		return d.p;
+	}
+
+	/* The pairs, copied back. */
+	std::vector<P> get() const
+	{
+		return d.get();
+	}
+};
+
+/* The keys (key true) or the pointers of 64-bit pairs. */
+template<typename T>
+static std::vector<T>
+pair_fields(const std::vector<bs_pair64> &a, bool key)
+{
+	std::vector<T> v(a.size());
+
+	for (size_t i = 0; i < a.size(); i++)
+		v[i] = key ? (T) a[i].key : (T) a[i].ptr;
+	return v;
+}
+
+template<>
+struct dev_pairs<bs_pair64, true>
+{
+	dev_buffer<uint64_t> key;
+	dev_buffer<uint32_t> ptr;
+
+	/* A device copy of a, split. */
+	explicit dev_pairs(const std::vector<bs_pair64> &a)
+	:			key(pair_fields<uint64_t>(a, true)), ptr(pair_fields<uint32_t>(a, false)) {}
+
+	/* The store the kernels take. */
+	bs_split64	store() const
+	{
+		bs_split64	s = {key.p, ptr.p};
+
+		return s;
+	}
+
+	/* The pairs, copied back and joined. */
+	std::vector<bs_pair64> get() const
+	{
+		std::vector<uint64_t> k = key.get();
+		std::vector<uint32_t> q = ptr.get();
+		std::vector<bs_pair64> a(k.size());
+
+		for (size_t i = 0; i < a.size(); i++)
+		{
+			a[i].key = k[i];
+			a[i].ptr = q[i];
+			a[i].pad = 0;
+		}
+		return a;
 	}
 };
 

@@ -51,21 +51,21 @@ test_emulator(void)
 				(int) first, (int) second);
 }
 
-/* A tile sort kernel and its name. */
-template<typename P>
-struct tile_kernel
+/* A store's name in the reports. */
+static const char *
+store_name(bool split)
 {
-	void		(*fn) (P *, size_t, uint64_t *);
-	const char *name;
-};
+	return split ? " split" : "";
+}
 
 /*
- * bs_tile_sort: every tile (the last one partial) equals its sorted input;
- * with random input, each tile's least and greatest key noted too.
+ * bs_tile_sort: every tile (the last one partial) equals its sorted input,
+ * in place or (OUT_SPLIT) written to a split store; with random input,
+ * each tile's least and greatest key noted too.
  */
-template<typename P>
+template<typename P, bool ADAPTIVE, bool OUT_SPLIT = false>
 static void
-test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
+test_tile_sort(size_t n, gen_dist dist)
 {
 	const size_t T = bs_pair_ops<P>::tile;
 	size_t		ntiles = (n + T - 1) / T;
@@ -85,16 +85,22 @@ test_tile_sort(tile_kernel<P> k, size_t n, gen_dist dist)
 		want[2 * t] = bs_pair_ops<P>::key(ref[t * T]);
 		want[2 * t + 1] = bs_pair_ops<P>::key(ref[t * T + len - 1]);
 	}
-	dev_buffer<P> d(a);
+	dev_pairs<P, false> d(a);
+	dev_pairs<P, OUT_SPLIT> out{std::vector<P>(OUT_SPLIT ? n : 0)};
 	dev_buffer<uint64_t> span{std::vector<uint64_t>(2 * ntiles)};
 
 	t0 = now_seconds();
-	BS_LAUNCH(k.fn, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n, note ? span.p : nullptr);
+	if (OUT_SPLIT)
+		BS_LAUNCH((bs_tile_sort<P *, decltype(out.store()), ADAPTIVE>), dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.store(), out.store(), n, note ? span.p : nullptr);
+	else
+		BS_LAUNCH((bs_tile_sort<P *, P *, ADAPTIVE>), dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.store(), d.store(), n, note ? span.p : nullptr);
 	ok = cudaGetLastError() == cudaSuccess;
 	t0 = now_seconds() - t0;
-	unit_report(ok && same_pairs(d.get(), ref) && (!note || span.get() == want),
-				"%s %s n=%zu %s seed %llu: every tile sorted%s (%.3f s)", k.name, shape_name(a.data()), n,
-				gen_dist_names[dist], (unsigned long long) seed, note ? ", its key span noted" : "", t0);
+	ok &= OUT_SPLIT ? same_pairs(out.get(), ref) && same_pairs(d.get(), a) : same_pairs(d.get(), ref);
+	unit_report(ok && (!note || span.get() == want),
+				"bs_tile_sort%s %s%s n=%zu %s seed %llu: every tile sorted%s (%.3f s)", ADAPTIVE ? "<adaptive>" : "",
+				shape_name(a.data()), OUT_SPLIT ? " into a split store" : "", n, gen_dist_names[dist],
+				(unsigned long long) seed, note ? ", its key span noted" : "", t0);
 }
 
 /* Reverse a[lo, hi). */
@@ -159,9 +165,10 @@ merge_input(std::vector<P> &a, size_t h, bool mirror)
 /*
  * bs_corank_kernel + bs_merge_tile: one merge stage k of the adaptive
  * sorter on sorted runs of k/2 (the last run short, or alone) equals the
- * runs merged on the CPU, written to the other buffer, the input intact.
+ * runs merged on the CPU, written to the other buffer (of either store),
+ * the input intact.
  */
-template<typename P>
+template<typename P, bool SRC_SPLIT = false, bool DST_SPLIT = false>
 static void
 test_merge_stage(size_t n, size_t k)
 {
@@ -173,25 +180,28 @@ test_merge_stage(size_t n, size_t k)
 	ref = a;
 	for (size_t lo = 0; lo < n; lo += k)
 		ref_sort(ref.data() + lo, n - lo < k ? n - lo : k);
-	dev_buffer<P> d(a);
-	dev_buffer<P> out{std::vector<P>(n)};
+	dev_pairs<P, SRC_SPLIT> d(a);
+	dev_pairs<P, DST_SPLIT> out{std::vector<P>(n)};
 	dev_buffer<size_t> corank{std::vector<size_t>(ntiles)};
+	typedef decltype(d.store()) S;
+	typedef decltype(out.store()) D;
 
 	/* few blocks for the searches: the grid-stride loop works too */
-	BS_LAUNCH(bs_corank_kernel<P>, dim3(2), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(d.p, n, k, ntiles, corank.p);
+	BS_LAUNCH(bs_corank_kernel<S>, dim3(2), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(d.store(), n, k, ntiles, corank.p);
 	if (cudaPeekAtLastError() == cudaSuccess)
-		BS_LAUNCH(bs_merge_tile<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, out.p, n, k, corank.p);
+		BS_LAUNCH((bs_merge_tile<S, D>), dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.store(), out.store(), n, k, corank.p);
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(out.get(), ref) && same_pairs(d.get(), a),
-				"bs_corank_kernel + bs_merge_tile %s n=%zu k=%zu seed %llu: runs of k/2 merged into the other buffer",
-				shape_name(a.data()), n, k, (unsigned long long) seed);
+				"bs_corank_kernel + bs_merge_tile %s%s n=%zu k=%zu seed %llu: runs of k/2 merged into the other%s buffer",
+				shape_name(a.data()), store_name(SRC_SPLIT), n, k, (unsigned long long) seed, store_name(DST_SPLIT));
 }
 
 /*
  * bs_block_merge: the end of a merge stage in blocks of B pairs: from runs
  * of T << (NS - 1) sorted (the stage's mirror step first), or from bitonic
- * blocks of B (plain steps), every block of 2h pairs comes out sorted.
+ * blocks of B (plain steps), every block of 2h pairs comes out sorted: in
+ * place, or from a split store into one array (TO_FLAT).
  */
-template<typename P, unsigned NS>
+template<typename P, unsigned NS, bool SPLIT = false, bool TO_FLAT = false>
 static void
 test_block_merge(size_t n, bool mirror)
 {
@@ -210,13 +220,21 @@ test_block_merge(size_t n, bool mirror)
 	ref = a;
 	for (size_t lo = 0; lo < n; lo += 2 * h)
 		ref_sort(ref.data() + lo, n - lo < 2 * h ? n - lo : 2 * h);
-	dev_buffer<P> d(a);
+	dev_pairs<P, SPLIT> d(a);
+	dev_pairs<P, false> out{std::vector<P>(TO_FLAT ? n : 0)};
 	size_t		pairs = bs_block_size<P, NS>::pairs;
+	dim3		grid((unsigned) ((n + pairs - 1) / pairs));
+	typedef decltype(d.store()) S;
+	bool		ok;
 
-	BS_LAUNCH((bs_block_merge<P, NS>), dim3((unsigned) ((n + pairs - 1) / pairs)), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, n, mirror ? 1 : 0);
-	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref),
-				"bs_block_merge<%u> %s n=%zu %s seed %llu: blocks of %zu sorted", NS, shape_name(a.data()), n,
-				mirror ? "mirror" : "plain", (unsigned long long) seed, 2 * h);
+	if (TO_FLAT)
+		BS_LAUNCH((bs_block_merge<S, P *, NS>), grid, dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.store(), out.store(), n, mirror ? 1 : 0);
+	else
+		BS_LAUNCH((bs_block_merge<S, S, NS>), grid, dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.store(), d.store(), n, mirror ? 1 : 0);
+	ok = cudaGetLastError() == cudaSuccess && same_pairs(TO_FLAT ? out.get() : d.get(), ref);
+	unit_report(ok, "bs_block_merge<%u> %s%s%s n=%zu %s seed %llu: blocks of %zu sorted", NS, shape_name(a.data()),
+				store_name(SPLIT), TO_FLAT ? " into one array" : "", n, mirror ? "mirror" : "plain",
+				(unsigned long long) seed, 2 * h);
 }
 
 /*
@@ -224,7 +242,7 @@ test_block_merge(size_t n, bool mirror)
  * would give it (sorted runs of h, or bitonic blocks of 2h) equal the same
  * comparators run step by step on the CPU.
  */
-template<typename P, unsigned NS>
+template<typename P, unsigned NS, bool SPLIT = false>
 static void
 test_global_pass(size_t n, size_t h, bool mirror)
 {
@@ -248,47 +266,88 @@ test_global_pass(size_t n, size_t h, bool mirror)
 				bs_cmpx(ref[i], ref[p]);
 		}
 	}
-	dev_buffer<P> d(a);
+	dev_pairs<P, SPLIT> d(a);
 	/* few blocks: the grid-stride loop works too */
-	BS_LAUNCH((bs_global_pass<P, NS>), dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(d.p, n, h, mirror ? 1 : 0, full >> NS);
+	BS_LAUNCH((bs_global_pass<decltype(d.store()), NS>), dim3(3), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(d.store(), n, h, mirror ? 1 : 0, full >> NS);
 	unit_report(cudaGetLastError() == cudaSuccess && same_pairs(d.get(), ref) && !same_pairs(a, ref),
-				"bs_global_pass<%u> %s n=%zu %s h=%zu seed %llu: the CPU's comparators, step by step", NS,
-				shape_name(a.data()), n, mirror ? "mirror" : "plain", h, (unsigned long long) seed);
+				"bs_global_pass<%u> %s%s n=%zu %s h=%zu seed %llu: the CPU's comparators, step by step", NS,
+				shape_name(a.data()), store_name(SPLIT), n, mirror ? "mirror" : "plain", h, (unsigned long long) seed);
 }
 
-/* The standard and the adaptive kernels of one shape. */
+/* The tile sorts, standard or adaptive, of one shape. */
+template<typename P, bool ADAPTIVE>
+static void
+test_tile_sorts(void)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+
+	test_tile_sort<P, ADAPTIVE>(1, GEN_RANDOM);
+	test_tile_sort<P, ADAPTIVE>(T - 1, GEN_REVERSED);
+	test_tile_sort<P, ADAPTIVE>(5 * T / 2, GEN_RANDOM);
+	test_tile_sort<P, ADAPTIVE>(2 * T + 17, GEN_FEW_DISTINCT);
+}
+
+/* The block merges and global passes of one shape, over one store. */
+template<typename P, bool SPLIT>
+static void
+test_passes(void)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+
+	test_block_merge<P, 1, SPLIT>(2 * T, true);
+	test_block_merge<P, 1, SPLIT>(5 * T + 3, true);
+	test_block_merge<P, 2, SPLIT>(4 * T, true);
+	test_block_merge<P, 2, SPLIT>(9 * T + T / 3, true);
+	test_block_merge<P, 2, SPLIT>(8 * T, false);
+	test_block_merge<P, 2, SPLIT>(6 * T + 5, false);
+	test_global_pass<P, 1, SPLIT>(4 * T, T, true);
+	test_global_pass<P, 1, SPLIT>(4 * T + 5, T, false);
+	test_global_pass<P, 2, SPLIT>(4 * T - 3, 2 * T, true);
+	test_global_pass<P, 3, SPLIT>(7 * T + 1, 4 * T, false);
+	test_global_pass<P, bs_pair_ops<P>::pass_steps, SPLIT>(((size_t) T << bs_pair_ops<P>::pass_steps) + 3 * T + 1,
+														  (size_t) T << (bs_pair_ops<P>::pass_steps - 1), true);
+}
+
+/* The adaptive sorter's merge stages of one shape, from one store into another. */
+template<typename P, bool SRC_SPLIT, bool DST_SPLIT>
+static void
+test_merge_stages(void)
+{
+	const size_t T = bs_pair_ops<P>::tile;
+
+	test_merge_stage<P, SRC_SPLIT, DST_SPLIT>(4 * T, 2 * T);
+	test_merge_stage<P, SRC_SPLIT, DST_SPLIT>(8 * T, 8 * T);
+	test_merge_stage<P, SRC_SPLIT, DST_SPLIT>(5 * T + 7, 4 * T);
+	test_merge_stage<P, SRC_SPLIT, DST_SPLIT>(3 * T - 1, 4 * T);
+}
+
+/* The standard and the adaptive kernels of one shape, over one array of pairs. */
 template<typename P>
 static void
 test_shape(void)
 {
-	const size_t T = bs_pair_ops<P>::tile;
+	test_tile_sorts<P, false>();
+	test_tile_sorts<P, true>();
+	test_passes<P, false>();
+	test_merge_stages<P, false, false>();
+}
 
-	for (int adaptive = 0; adaptive <= 1; adaptive++)
-	{
-		tile_kernel<P> sort = {adaptive ? bs_tile_sort<P, true> : bs_tile_sort<P, false>,
-			adaptive ? "bs_tile_sort<adaptive>" : "bs_tile_sort"};
+/*
+ * The kernels of the 64-bit sorters over the split store: the tile sort
+ * into it, passes in it, the last pass out of it into one array.
+ */
+static void
+test_split_store(void)
+{
+	const size_t T = BS_CUDA_TILE_PAIRS64;
 
-		test_tile_sort<P>(sort, 1, GEN_RANDOM);
-		test_tile_sort<P>(sort, T - 1, GEN_REVERSED);
-		test_tile_sort<P>(sort, 5 * T / 2, GEN_RANDOM);
-		test_tile_sort<P>(sort, 2 * T + 17, GEN_FEW_DISTINCT);
-	}
-	test_block_merge<P, 1>(2 * T, true);
-	test_block_merge<P, 1>(5 * T + 3, true);
-	test_block_merge<P, 2>(4 * T, true);
-	test_block_merge<P, 2>(9 * T + T / 3, true);
-	test_block_merge<P, 2>(8 * T, false);
-	test_block_merge<P, 2>(6 * T + 5, false);
-	test_global_pass<P, 1>(4 * T, T, true);
-	test_global_pass<P, 1>(4 * T + 5, T, false);
-	test_global_pass<P, 2>(4 * T - 3, 2 * T, true);
-	test_global_pass<P, 3>(7 * T + 1, 4 * T, false);
-	test_global_pass<P, bs_pair_ops<P>::pass_steps>(((size_t) T << bs_pair_ops<P>::pass_steps) + 3 * T + 1,
-												   (size_t) T << (bs_pair_ops<P>::pass_steps - 1), true);
-	test_merge_stage<P>(4 * T, 2 * T);
-	test_merge_stage<P>(8 * T, 8 * T);
-	test_merge_stage<P>(5 * T + 7, 4 * T);
-	test_merge_stage<P>(3 * T - 1, 4 * T);
+	test_tile_sort<bs_pair64, false, true>(5 * T / 2, GEN_RANDOM);
+	test_tile_sort<bs_pair64, true, true>(2 * T + 17, GEN_FEW_DISTINCT);
+	test_passes<bs_pair64, true>();
+	test_block_merge<bs_pair64, 1, true, true>(5 * T + 3, true);
+	test_block_merge<bs_pair64, 2, true, true>(6 * T + 5, false);
+	test_merge_stages<bs_pair64, true, true>();
+	test_merge_stages<bs_pair64, true, false>();
 }
 
 int
@@ -300,9 +359,10 @@ main(void)
 		use_seed(seed = s);
 		test_shape<bs_pair32>();
 		test_shape<bs_pair64>();
+		test_split_store();
 	}
 	/* the emulator's speed: a 512-thread shared-memory kernel over 64K pairs */
-	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, false>, "bs_tile_sort"}, 65536, GEN_RANDOM);
-	test_tile_sort<bs_pair32>({bs_tile_sort<bs_pair32, true>, "bs_tile_sort<adaptive>"}, 65536, GEN_RANDOM);
+	test_tile_sort<bs_pair32, false>(65536, GEN_RANDOM);
+	test_tile_sort<bs_pair32, true>(65536, GEN_RANDOM);
 	return cuda_test_exit();
 }

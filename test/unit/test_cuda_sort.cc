@@ -116,23 +116,14 @@ test_chunks(void)
 }
 
 #ifdef BS_CUDA_EMU
-/* The cost model of one sort of one shape's pairs by the sorter under test. */
-template<typename P>
-static bs_cuda_cost
-sorter_cost(size_t n)
-{
-	return algo == BS_ALGO_ADAPTIVE ? bs_cost_adaptive(n, bs_pair_ops<P>::tile) :
-		bs_cost_standard(n, bs_pair_ops<P>::tile, bs_pair_ops<P>::block, bs_pair_ops<P>::pass_steps);
-}
-
-/* The cost model of one sort of n pairs (narrow: 64-bit keys spanning less than 2^32, packed). */
+/* The cost model of one sort of n pairs by the sorter under test (narrow: 64-bit keys spanning less than 2^32). */
 template<typename P>
 static bs_cuda_cost
 model_cost(size_t n, bool narrow)
 {
 	if (sizeof(P) == sizeof(bs_pair32))
-		return sorter_cost<bs_pair32>(n);
-	return narrow ? bs_cost_packed64(sorter_cost<bs_pair32>(n)) : bs_cost_wide64(sorter_cost<bs_pair64>(n));
+		return bs_cost_sort32(n, algo == BS_ALGO_ADAPTIVE);
+	return bs_cost_sort64(n, algo == BS_ALGO_ADAPTIVE, narrow);
 }
 
 /* The emulator's launch counter agrees with the cost model. */
@@ -158,24 +149,25 @@ test_launch_count(void)
 }
 
 /*
- * The most traffic the adaptive sorter's co-rank searches add, in passes:
- * per stage and tile, a sector for each of at most 2 log2(n) probes, one
- * for the co-rank written, and two where the tile's pieces start and end
- * inside a sector (the standard sorter: none).
+ * The most traffic the adaptive sorter's co-rank searches add, in passes
+ * over n pairs of pair_bytes: per stage and tile, `sectors` sectors for each
+ * of at most 2 log2(n) probes (two for a pair of the split store: its key
+ * and its pointer), one for the co-rank written, and two where the tile's
+ * pieces start and end inside a sector (the standard sorter: none).
  */
-template<typename P>
 static double
-search_passes(size_t n)
+search_passes(size_t n, size_t tile, size_t pair_bytes, unsigned sectors)
 {
-	const size_t T = bs_pair_ops<P>::tile;
-	double		log2n = 0;
-	double		stages = sorter_cost<P>(n).passes - 1;
+	double		log2n = 0,
+				stages = 0;
 
 	if (algo != BS_ALGO_ADAPTIVE)
 		return 0.0;
 	for (size_t m = n; m > 1; m /= 2)
 		log2n++;
-	return stages * (2 * log2n + 3) * 32 / (2.0 * T * sizeof(P));
+	for (size_t k = 2 * tile; k <= n; k *= 2)
+		stages++;
+	return stages * (2 * sectors * log2n + 3) * 32 / (2.0 * tile * pair_bytes);
 }
 
 /*
@@ -199,7 +191,8 @@ test_traffic(void)
 			bool		ok = check_sort<P>(n, narrow ? GEN_FEW_DISTINCT : GEN_RANDOM, false);
 			double		passes,
 						model = model_cost<P>(n, narrow).passes,
-						extra = narrow ? search_passes<bs_pair32>(n) / 2 : search_passes<P>(n);
+						extra = sizeof(P) == sizeof(bs_pair32) ? search_passes(n, BS_CUDA_TILE_PAIRS32, 8, 1) :
+				narrow ? search_passes(n, BS_CUDA_TILE_PAIRS32, 8, 1) / 2 : search_passes(n, BS_CUDA_TILE_PAIRS64, 16, 2);
 
 			after = bs_emu_traffic_total();
 			passes = (double) (after.read_bytes - before.read_bytes + after.written_bytes - before.written_bytes) /

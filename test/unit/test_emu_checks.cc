@@ -96,7 +96,7 @@ broken_merge_tile(const P *src, P *dst, size_t n, size_t k, const size_t *corank
 {
 	const unsigned IPT = bs_pair_ops<P>::tile / BS_CUDA_TILE_THREADS;
 	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
-	bs_tile_pieces<P> t = bs_merge_tile_pieces<P>(src, n, k, corank);
+	bs_tile_pieces<const P *> t = bs_merge_tile_pieces(src, n, k, corank);
 	unsigned	end = t.na + t.nb + (fault == STORE_OFF_BY_ONE ? 1 : 0);
 	P			v[IPT];
 
@@ -121,9 +121,9 @@ global_pass_off_by_one(P *a, size_t n, size_t h, int mirror, size_t ngroups)
 		bs_group<2> grp(g, h, mirror != 0);
 		P			v[bs_group<2>::G];
 
-		bs_group_load<P>(v, a, n + 1, grp);
-		bs_group_network<P>(v, n, grp);
-		bs_group_store<P>(v, a, n, grp);
+		bs_group_load(v, a, n + 1, grp);
+		bs_group_network(v, n, grp);
+		bs_group_store(v, a, n, grp);
 	}
 }
 
@@ -187,7 +187,7 @@ run_broken_merge(size_t n, merge_fault fault)
 	dev_buffer<P> dst{std::vector<P>(n)};
 	dev_buffer<size_t> corank{std::vector<size_t>(ntiles)};
 
-	BS_LAUNCH(bs_corank_kernel<P>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(src.p, n, 2 * T, ntiles, corank.p);
+	BS_LAUNCH(bs_corank_kernel<P *>, dim3(1), dim3(BS_CUDA_STEP_THREADS), 0, nullptr)(src.p, n, 2 * T, ntiles, corank.p);
 	if (cudaPeekAtLastError() != cudaSuccess)
 		return cudaGetLastError();
 	BS_LAUNCH(broken_merge_tile<P>, dim3((unsigned) ntiles), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(src.p, dst.p, n, 2 * T, corank.p, fault);
@@ -254,7 +254,7 @@ test_bounds(void)
 				   {"broken_tile_sort", "writes", "0 bytes past the end of shared array s",
 					"test_emu_checks.cc:"});
 	/* and the launch after an abandoned one runs clean */
-	BS_LAUNCH((bs_tile_sort<P, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.n, nullptr);
+	BS_LAUNCH((bs_tile_sort<P *, P *, false>), dim3(2), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(s.p, s.p, s.n, nullptr);
 	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_pending_reports() == 0,
 				"%s: the launch after an abandoned one runs clean", shape_name((P *) 0));
 }
