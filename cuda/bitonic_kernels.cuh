@@ -8,8 +8,11 @@
  * a tile of `valid` < T pairs (the last one, or a small input) the same
  * holds, and the merges above the tile's own power of two are skipped too.
  *
- *   bs_tile_network_merge  a merge inside a shared-memory tile (the tile
- *                          kernels are in tile_kernels.cuh)
+ *   bs_tile_network_merge  a merge inside a shared-memory tile, a barrier
+ *                          per step (the adaptive tile merge's last steps)
+ *   bs_tile_round_merge    the same in rounds: each thread's pairs in
+ *                          registers for several steps, a barrier a round
+ *                          (the tile kernels are in tile_kernels.cuh)
  *   bs_global_pass         up to pass_steps network steps of a merge whose
  *                          strides are >= T in one pass over global memory,
  *                          the pairs they compare held in registers
@@ -59,27 +62,58 @@ bs_tile_step(P *s, unsigned valid, unsigned span, bool mirror)
 	__syncthreads();
 }
 
-/* Copy this block's valid pairs from the store a into shared memory. */
-template<typename P, typename S>
+/* log2 of a power of two, at compile time. */
+static constexpr unsigned
+bs_log2(unsigned x)
+{
+	return x <= 1 ? 0 : 1 + bs_log2(x / 2);
+}
+
+/*
+ * A round of a merge in a shared-memory tile (bs_tile_round_merge): each
+ * of the block's threads holds G pairs (the tile over the threads: 8
+ * packed, 4 64-bit) and does NS = log2(G) network steps on them.  The
+ * tile is padded with a pair after every G, so that the G consecutive
+ * pairs each thread takes in a merge's last round fall in different banks.
+ */
+template<typename P>
+struct bs_tile_round
+{
+	static const unsigned G = bs_pair_ops<P>::tile / BS_CUDA_TILE_THREADS;
+	static const unsigned NS = bs_log2(G);
+	static const unsigned slots = bs_pair_ops<P>::tile + bs_pair_ops<P>::tile / G;
+	static_assert(G >= 2 && (1u << NS) == G, "a power of two of pairs per thread");
+};
+
+/* The shared-memory slot of tile position i: padded (PAD) or not. */
+template<typename P, bool PAD>
+static __device__ __forceinline__ unsigned
+bs_tile_slot(unsigned i)
+{
+	return PAD ? i + i / bs_tile_round<P>::G : i;
+}
+
+/* Copy this block's valid pairs from the store a into shared memory (padded: PAD). */
+template<bool PAD = false, typename P, typename S>
 static __device__ __forceinline__ void
 bs_tile_load(P *s, S a, unsigned valid)
 {
 	S			src = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
 
 	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
-		s[i] = src[i];
+		s[bs_tile_slot<P, PAD>(i)] = src[i];
 	__syncthreads();
 }
 
-/* Copy the tile's valid pairs to the store a. */
-template<typename P, typename D>
+/* Copy the tile's valid pairs to the store a (from a padded tile: PAD). */
+template<bool PAD = false, typename P, typename D>
 static __device__ __forceinline__ void
 bs_tile_store(const P *s, D a, unsigned valid)
 {
 	D			dst = a + (size_t) blockIdx.x * bs_pair_ops<P>::tile;
 
 	for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
-		bs_put(dst, i, s[i]);
+		bs_put(dst, i, s[bs_tile_slot<P, PAD>(i)]);
 }
 
 /* The network's merge of every block of m pairs in the tile: first step mirror or plain. */
@@ -100,23 +134,23 @@ bs_tile_network_merge(P *s, unsigned valid, unsigned m, bool mirror)
  * stage's mirror step, from base + h + (L - 1 - r) (the mirrors of the
  * first half, in ascending order).  Positions grow with m in each half.
  */
-template<unsigned NS>
+template<unsigned NS, typename I = size_t>
 struct bs_group
 {
 	static const unsigned G = 1u << NS;
-	size_t		base, h, L, r;
+	I			base, h, L, r;
 	bool		mirror;
 
-	/* Group g of a pass with highest stride h. */
-	__host__ __device__ __forceinline__ bs_group(size_t g, size_t h_, bool mirror_)
+	/* Group g of a pass with highest stride h (L a power of two: base = (g / L) * 2h). */
+	__host__ __device__ __forceinline__ bs_group(I g, I h_, bool mirror_)
 	:			h(h_), L(h_ >> (NS - 1)), mirror(mirror_)
 	{
-		base = (g / L) * 2 * h;
-		r = g % L;
+		r = g & (L - 1);
+		base = (g - r) << NS;
 	}
 
 	/* Where the group's pair m lies. */
-	__host__ __device__ __forceinline__ size_t pos(unsigned m) const
+	__host__ __device__ __forceinline__ I pos(unsigned m) const
 	{
 		if (m < G / 2)
 			return base + r + m * L;
@@ -176,6 +210,79 @@ BS_UNROLL
 	for (unsigned m = 0; m < Grp::G; m++)
 		if (grp.pos(m) < n)
 			bs_put(a, grp.pos(m), v[m]);
+}
+
+/*
+ * The work of one round of a merge in a padded shared-memory tile of
+ * `valid` pairs: NS network steps of strides h .. h >> (NS - 1) (the first
+ * the mirror step where mirror) on bs_group's layout at tile scale, each
+ * thread's groups loaded into registers, compared there and stored back.
+ */
+template<typename P, unsigned NS>
+static __device__ __forceinline__ void
+bs_tile_round_groups(P *s, unsigned valid, unsigned h, bool mirror)
+{
+	const unsigned G = 1u << NS;
+
+	for (unsigned g = threadIdx.x; g < bs_pair_ops<P>::tile / G; g += blockDim.x)
+	{
+		bs_group<NS, unsigned> grp(g, h, mirror);
+		P			v[G];
+
+		BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+			v[m] = grp.pos(m) < valid ? s[bs_tile_slot<P, true>(grp.pos(m))] : P();
+		bs_group_network(v, valid, grp);
+		BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+			if (grp.pos(m) < valid)
+				s[bs_tile_slot<P, true>(grp.pos(m))] = v[m];
+	}
+}
+
+/* One round of a merge in a padded tile: its groups, then the block's barrier. */
+template<typename P, unsigned NS>
+static __device__ __forceinline__ void
+bs_tile_round_steps(P *s, unsigned valid, unsigned h, bool mirror)
+{
+	bs_tile_round_groups<P, NS>(s, valid, h, mirror);
+	__syncthreads();
+}
+
+/* A round of ns <= NS steps (the template instantiated for ns). */
+template<typename P, unsigned NS>
+static __device__ __forceinline__ void
+bs_tile_round_of(P *s, unsigned valid, unsigned h, unsigned ns, bool mirror)
+{
+	if constexpr (NS > 1)
+	{
+		if (ns < NS)
+		{
+			bs_tile_round_of<P, NS - 1>(s, valid, h, ns, mirror);
+			return;
+		}
+	}
+	bs_tile_round_steps<P, NS>(s, valid, h, mirror);
+}
+
+/*
+ * The network's merge of every block of m pairs in a padded tile (first
+ * step mirror or plain): its log2(m) steps in rounds of up to
+ * bs_tile_round<P>::NS, a barrier each.
+ */
+template<typename P>
+static __device__ __forceinline__ void
+bs_tile_round_merge(P *s, unsigned valid, unsigned m, bool mirror)
+{
+	for (unsigned h = m / 2; h >= 1; mirror = false)
+	{
+		unsigned	ns = 1;
+
+		while (ns < bs_tile_round<P>::NS && (h >> ns) >= 1)
+			ns++;
+		bs_tile_round_of<P, bs_tile_round<P>::NS>(s, valid, h, ns, mirror);
+		h >>= ns;
+	}
 }
 
 /*

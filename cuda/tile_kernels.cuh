@@ -15,7 +15,7 @@
 #include "adaptive_kernels.cuh"
 #include "corank_kernels.cuh"
 
-/* Merge every block of m pairs of the tile, adaptively or with the network. */
+/* Merge every block of m pairs of the tile, adaptively or with the network in rounds (padded). */
 template<typename P, bool ADAPTIVE>
 static __device__ __forceinline__ void
 bs_tile_merge_blocks(P *s, unsigned valid, unsigned m, bool mirror)
@@ -23,7 +23,7 @@ bs_tile_merge_blocks(P *s, unsigned valid, unsigned m, bool mirror)
 	if (ADAPTIVE)
 		bs_tile_adaptive_merge(s, valid, m, mirror);
 	else
-		bs_tile_network_merge(s, valid, m, mirror);
+		bs_tile_round_merge(s, valid, m, mirror);
 }
 
 /*
@@ -38,19 +38,19 @@ __launch_bounds__(BS_CUDA_TILE_THREADS)
 bs_tile_sort(S src, D dst, size_t n, uint64_t *span)
 {
 	typedef bs_pair_t<S> P;
-	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	BS_SHARED_ARRAY(P, s, bs_tile_round<P>::slots);
 	unsigned	valid = bs_tile_valid<P>(n);
 	unsigned	top = bs_tile_top(valid);
 
-	bs_tile_load(s, src, valid);
+	bs_tile_load<!ADAPTIVE>(s, src, valid);
 	for (unsigned k = 2; k <= top; k *= 2)
 		bs_tile_merge_blocks<P, ADAPTIVE>(s, valid, k, true);
 	if (span != nullptr && threadIdx.x == 0)
 	{
 		span[2 * blockIdx.x] = bs_pair_ops<P>::key(s[0]);
-		span[2 * blockIdx.x + 1] = bs_pair_ops<P>::key(s[valid - 1]);
+		span[2 * blockIdx.x + 1] = bs_pair_ops<P>::key(s[bs_tile_slot<P, !ADAPTIVE>(valid - 1)]);
 	}
-	bs_tile_store(s, dst, valid);
+	bs_tile_store<!ADAPTIVE>(s, dst, valid);
 }
 
 /*
@@ -117,7 +117,7 @@ bs_block_merge(S src, D dst, size_t n, int mirror)
 	const unsigned GROUPS = BLOCK / G / BS_CUDA_TILE_THREADS;	/* a thread's */
 	static_assert(bs_pair_ops<P>::block == 4 * bs_pair_ops<P>::tile && T % BS_CUDA_TILE_THREADS == 0 && NS <= 2,
 				  "a block of 4 tiles, each a multiple of the threads");
-	BS_SHARED_ARRAY(P, s, bs_pair_ops<P>::tile);
+	BS_SHARED_ARRAY(P, s, bs_tile_round<P>::slots);
 	size_t		first = (size_t) blockIdx.x * BLOCK;
 	size_t		left = n - first;
 	S			blk = src + first;
@@ -148,12 +148,12 @@ bs_block_merge(S src, D dst, size_t n, int mirror)
 			BS_UNROLL
 			for (unsigned m = 0; m < G; m++)
 				if ((j * BS_CUDA_TILE_THREADS / T) * G + m == c && grp.pos(m) - c * T < valid)
-					s[grp.pos(m) - c * T] = v[j * G + m];
+					s[bs_tile_slot<P, true>(grp.pos(m) - c * T)] = v[j * G + m];
 		}
 		__syncthreads();
-		bs_tile_network_merge(s, valid, T, false);
+		bs_tile_round_merge(s, valid, T, false);
 		for (unsigned i = threadIdx.x; i < valid; i += blockDim.x)
-			bs_put(out, (size_t) c * T + i, s[i]);
+			bs_put(out, (size_t) c * T + i, s[bs_tile_slot<P, true>(i)]);
 		__syncthreads();
 	}
 }

@@ -237,6 +237,13 @@ extern bs_emu_traffic bs_emu_traffic_total(void);
 /* Bytes of a sector of global memory, the traffic's unit. */
 #define BS_EMU_SECTOR_BYTES 32
 
+/*
+ * Block-wide barriers passed so far (a __syncthreads() that every live
+ * thread of a block reached counts once for the block), over every block
+ * of every launch: the unit tests hold a kernel's barriers to its design.
+ */
+extern unsigned long long bs_emu_barriers_total(void);
+
 /* What the checks report. */
 typedef enum bs_emu_check
 {

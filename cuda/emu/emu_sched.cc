@@ -70,6 +70,7 @@ struct Scheduler
 	bool		running = false;
 	bool		abandoned = false;
 	uint64_t	rng = 0;
+	unsigned long long barriers = 0;	/* block-wide barriers passed, over all blocks */
 };
 
 Scheduler	sched;
@@ -299,6 +300,7 @@ run_block(unsigned nthreads)
 		ready_all(nthreads, AT_BARRIER);
 		if (sched.ready.empty())
 			return true;
+		sched.barriers++;
 	}
 }
 
@@ -395,6 +397,13 @@ bs_emu_set_seed(uint64_t seed)
 	if (!seeds.pinned)
 		seeds.seed = seed;
 	seeds.launches = 0;
+}
+
+/* Block-wide barriers every block of every launch has passed so far. */
+unsigned long long
+bs_emu_barriers_total(void)
+{
+	return sched.barriers;
 }
 
 /* The seed of the next launch. */

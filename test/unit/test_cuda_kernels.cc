@@ -103,6 +103,52 @@ test_tile_sort(size_t n, gen_dist dist)
 				(unsigned long long) seed, note ? ", its key span noted" : "", t0);
 }
 
+#ifdef BS_CUDA_EMU
+/* Rounds of bs_tile_round_merge for a merge of blocks of m pairs: its log2(m) steps, NS a round. */
+static unsigned long long
+merge_rounds(unsigned m, unsigned ns)
+{
+	unsigned	steps = bs_log2(m);
+
+	return (steps + ns - 1) / ns;
+}
+
+/*
+ * The barriers of the standard sorter's shared-memory kernels, as their
+ * rounds make them: a full tile sorted, the load's barrier and one a round
+ * of every merge of 2 .. T; a block merge, per tile the barrier after the
+ * registers are written, the rounds of the merge of T, and one after the
+ * store (a barrier a step would be 1 + 78 and 14 a tile for packed pairs).
+ */
+template<typename P>
+static void
+test_round_barriers(void)
+{
+	const unsigned T = bs_pair_ops<P>::tile;
+	const unsigned NS = bs_tile_round<P>::NS;
+	std::vector<P> a(bs_pair_ops<P>::block);
+	unsigned long long tile = 1,
+				block = (bs_pair_ops<P>::block / T) * (2 + merge_rounds(T, NS)),
+				before;
+
+	for (unsigned m = 2; m <= T; m *= 2)
+		tile += merge_rounds(m, NS);
+	gen_pairs(a.data(), a.size(), GEN_RANDOM, 7);
+	dev_buffer<P> d(a);
+
+	before = bs_emu_barriers_total();
+	BS_LAUNCH((bs_tile_sort<P *, P *, false>), dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.p, (size_t) T, nullptr);
+	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_barriers_total() - before == tile,
+				"bs_tile_sort %s: %llu barriers for a tile of %u, %u steps a round (the design's %llu)",
+				shape_name(a.data()), bs_emu_barriers_total() - before, T, NS, tile);
+	before = bs_emu_barriers_total();
+	BS_LAUNCH((bs_block_merge<P *, P *, 2>), dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.p, a.size(), 0);
+	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_barriers_total() - before == block,
+				"bs_block_merge %s: %llu barriers for a block of %zu (the design's %llu)",
+				shape_name(a.data()), bs_emu_barriers_total() - before, a.size(), block);
+}
+#endif
+
 /* Reverse a[lo, hi). */
 template<typename P>
 static void
@@ -361,6 +407,10 @@ main(void)
 		test_shape<bs_pair64>();
 		test_split_store();
 	}
+#ifdef BS_CUDA_EMU
+	test_round_barriers<bs_pair32>();
+	test_round_barriers<bs_pair64>();
+#endif
 	/* the emulator's speed: a 512-thread shared-memory kernel over 64K pairs */
 	test_tile_sort<bs_pair32, false>(65536, GEN_RANDOM);
 	test_tile_sort<bs_pair32, true>(65536, GEN_RANDOM);

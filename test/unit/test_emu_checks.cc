@@ -82,6 +82,26 @@ tile_merge_no_step_barrier(P *a, size_t n)
 	bs_tile_store(s, a, valid);
 }
 
+/*
+ * The standard tile sort's rounds with the barrier between them removed: a
+ * padded tile loaded, the merges of 2 .. T in rounds of NS steps, stored.
+ */
+template<typename P>
+__global__ void
+tile_rounds_no_barrier(P *a, size_t n)
+{
+	const unsigned NS = bs_tile_round<P>::NS;
+	BS_SHARED_ARRAY(P, s, bs_tile_round<P>::slots);
+	unsigned	valid = bs_tile_valid<P>(n);
+
+	bs_tile_load<true>(s, a, valid);
+	for (unsigned m = 2; m <= bs_pair_ops<P>::tile; m *= 2)
+		for (unsigned h = m / 2; h >= 1 << (NS - 1); h >>= NS)
+			bs_tile_round_groups<P, NS>(s, valid, h, h == m / 2);
+	__syncthreads();
+	bs_tile_store<true>(s, a, valid);
+}
+
 /* How broken_merge_tile breaks bs_merge_tile. */
 enum merge_fault
 {
@@ -206,7 +226,7 @@ test_merge_tile(void)
 				   {"broken_merge_tile", "shared array s", "corank_kernels.cuh:"});
 	expect_finding(std::string(shape_name((P *) 0)) + " merge tile storing i <= its pairs",
 				   run_broken_merge<P>(2 * T - 3, STORE_OFF_BY_ONE), BS_EMU_OUT_OF_BOUNDS,
-				   {"broken_merge_tile", "writes", "past the end of device allocation #", "test_emu_checks.cc:"});
+				   {"broken_merge_tile", "past the end of", "test_emu_checks.cc:"});
 }
 
 /* A missing barrier in shared memory is a race, under every seed, the fixed order included. */
@@ -233,6 +253,10 @@ test_races(void)
 	expect_finding(std::string(shape_name(d.p)) + " tile merge without the barriers between its steps",
 				   cudaGetLastError(), BS_EMU_RACE,
 				   {"tile_merge_no_step_barrier", "shared array s", "pair_ops.cuh:"});
+	BS_LAUNCH(tile_rounds_no_barrier<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n);
+	expect_finding(std::string(shape_name(d.p)) + " tile sort without the barriers between its rounds",
+				   cudaGetLastError(), BS_EMU_RACE,
+				   {"tile_rounds_no_barrier", "shared array s", "bitonic_kernels.cuh:"});
 }
 
 /* Off-by-one bounds: in global memory (one past the allocation) and in shared memory (one past the array). */
