@@ -11,8 +11,9 @@
  *   bs_tile_network_merge  a merge inside a shared-memory tile, a barrier
  *                          per step (the adaptive tile merge's last steps)
  *   bs_tile_round_merge    the same in rounds: each thread's pairs in
- *                          registers for several steps, a barrier a round
- *                          (the tile kernels are in tile_kernels.cuh)
+ *                          registers for several steps, the last ones
+ *                          with warp shuffles, a barrier a round (the
+ *                          tile kernels are in tile_kernels.cuh)
  *   bs_global_pass         up to pass_steps network steps of a merge whose
  *                          strides are >= T in one pass over global memory,
  *                          the pairs they compare held in registers
@@ -266,23 +267,105 @@ bs_tile_round_of(P *s, unsigned valid, unsigned h, unsigned ns, bool mirror)
 }
 
 /*
+ * One network step of stride j (the mirror step across blocks of 2j where
+ * mirror) on a thread's G consecutive pairs v from tile position first (a
+ * warp holds 32 G).  The partner of position i is i ^ x (x = j, or 2j - 1
+ * for the mirror), the lower one where i & j is 0; a partner at or past
+ * valid is +infinity.  Strides of G and more: the partners lie in lane
+ * lane ^ (x / G), in register m ^ (x % G), fetched for all G pairs with
+ * warp shuffles before any changes; smaller strides: in the thread's own
+ * registers.
+ */
+template<typename P>
+static __device__ __forceinline__ void
+bs_warp_step(P *v, unsigned first, unsigned valid, unsigned j, bool mirror)
+{
+	const unsigned G = bs_tile_round<P>::G;
+	unsigned	x = mirror ? 2 * j - 1 : j;
+
+	if (j >= G)
+	{
+		bool		lower = (first & j) == 0;
+		P			y[G];
+
+		BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+			y[m] = bs_pair_ops<P>::shfl_xor(v[m ^ (x & (G - 1))], x / G);
+		BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+		{
+			if (lower ? ((first + m) ^ x) < valid && bs_pair_ops<P>::gt(v[m], y[m]) :
+				first + m < valid && bs_pair_ops<P>::gt(y[m], v[m]))
+				v[m] = y[m];
+		}
+		return;
+	}
+	BS_UNROLL
+	for (unsigned m = 0; m < G; m++)
+	{
+		unsigned	p = (m ^ x) & (G - 1);	/* x < G here */
+
+		if (p > m && first + p < valid)
+			bs_cmpx(v[m], v[p]);
+	}
+}
+
+/*
+ * The warp round of a merge in a padded tile: each thread takes the G
+ * consecutive pairs from threadIdx.x * G into registers and does the
+ * merge's steps of strides h .. 1 (all below 32 G; the first the mirror
+ * step where mirror) with bs_warp_step, stores them back; then the
+ * block's barrier.  Every lane of a warp takes part in every shuffle.
+ */
+template<typename P>
+static __device__ __forceinline__ void
+bs_tile_warp_round(P *s, unsigned valid, unsigned h, bool mirror)
+{
+	const unsigned G = bs_tile_round<P>::G;
+
+	for (unsigned t = threadIdx.x; t < bs_pair_ops<P>::tile / G; t += blockDim.x)
+	{
+		unsigned	first = t * G;
+		bool		first_mirror = mirror;
+		P			v[G];
+
+		BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+			v[m] = first + m < valid ? s[bs_tile_slot<P, true>(first + m)] : P();
+		for (unsigned j = h; j >= 1; j /= 2, first_mirror = false)
+			bs_warp_step(v, first, valid, j, first_mirror);
+		BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+			if (first + m < valid)
+				s[bs_tile_slot<P, true>(first + m)] = v[m];
+	}
+	__syncthreads();
+}
+
+/*
  * The network's merge of every block of m pairs in a padded tile (first
- * step mirror or plain): its log2(m) steps in rounds of up to
- * bs_tile_round<P>::NS, a barrier each.
+ * step mirror or plain): its steps of strides of a warp's 32 G pairs and
+ * more in rounds of up to bs_tile_round<P>::NS (bs_group's layout at tile
+ * scale), the smaller ones in one warp round; a barrier a round.
  */
 template<typename P>
 static __device__ __forceinline__ void
 bs_tile_round_merge(P *s, unsigned valid, unsigned m, bool mirror)
 {
-	for (unsigned h = m / 2; h >= 1; mirror = false)
+	const unsigned WARP_PAIRS = 32 * bs_tile_round<P>::G;
+	unsigned	h = m / 2;
+
+	while (h >= WARP_PAIRS)
 	{
 		unsigned	ns = 1;
 
-		while (ns < bs_tile_round<P>::NS && (h >> ns) >= 1)
+		while (ns < bs_tile_round<P>::NS && (h >> ns) >= WARP_PAIRS)
 			ns++;
 		bs_tile_round_of<P, bs_tile_round<P>::NS>(s, valid, h, ns, mirror);
 		h >>= ns;
+		mirror = false;
 	}
+	bs_tile_warp_round(s, valid, h, mirror);
 }
 
 /*

@@ -1,7 +1,7 @@
 /*
  * pair_ops.cuh — what the kernels and the host code need to know about a
- * pair shape: its order and its tile size.  Written once per shape; every
- * sorter is a template over these traits.
+ * pair shape: its order, its tile size and its warp shuffle.  Written once
+ * per shape; every sorter is a template over these traits.
  */
 #ifndef BS_PAIR_OPS_CUH
 #define BS_PAIR_OPS_CUH
@@ -30,6 +30,12 @@ template<> struct bs_pair_ops<bs_pair32>
 	{
 		return a >> 32;
 	}
+
+	/* Lane (lane ^ lanes)'s pair, the whole warp shuffling. */
+	static __device__ __forceinline__ bs_pair32 shfl_xor(bs_pair32 a, unsigned lanes)
+	{
+		return __shfl_xor_sync(0xffffffffu, a, (int) lanes);
+	}
 };
 
 /* 64-bit-key pairs: by key, then pointer. */
@@ -49,6 +55,17 @@ template<> struct bs_pair_ops<bs_pair64>
 	static __host__ __device__ __forceinline__ uint64_t key(const bs_pair64 &a)
 	{
 		return a.key;
+	}
+
+	/* Lane (lane ^ lanes)'s pair, the whole warp shuffling (key and pointer). */
+	static __device__ __forceinline__ bs_pair64 shfl_xor(const bs_pair64 &a, unsigned lanes)
+	{
+		bs_pair64	p;
+
+		p.key = __shfl_xor_sync(0xffffffffu, a.key, (int) lanes);
+		p.ptr = __shfl_xor_sync(0xffffffffu, a.ptr, (int) lanes);
+		p.pad = 0;
+		return p;
 	}
 };
 

@@ -150,6 +150,25 @@ extern const char *cudaGetErrorString(cudaError_t error);
 extern void bs_emu_syncthreads(const char *file, int line);
 #define __syncthreads() bs_emu_syncthreads(__FILE__, __LINE__)
 
+/* Threads of a warp. */
+#define warpSize 32
+
+/* A warp shuffle of up to 8 bytes (the emulator's rendezvous: emu_sched.cc). */
+extern uint64_t bs_emu_shfl_xor(unsigned mask, uint64_t value, int lane_mask, int width, const char *file, int line);
+
+/*
+ * __shfl_xor_sync: lane (lane ^ lane_mask)'s var, every lane of mask
+ * meeting there; 4- and 8-byte integers, as the kernels use it.
+ */
+template<typename T>
+static inline T
+__shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize,
+				const char *file = __builtin_FILE(), int line = __builtin_LINE())
+{
+	static_assert(sizeof(T) <= sizeof(uint64_t), "a shuffle moves up to 8 bytes");
+	return (T) bs_emu_shfl_xor(mask, (uint64_t) var, lane_mask, width, file, line);
+}
+
 /* Bytes of red zone on either side of a shared array. */
 #define BS_EMU_SHARED_REDZONE 256
 

@@ -10,7 +10,10 @@
  * is ready, every live thread must wait at the same barrier (the same call
  * of __syncthreads in the code): threads at different barriers, or some
  * waiting while others have exited, are a barrier error, reported and
- * ending the launch where a GPU would hang or go wrong.
+ * ending the launch where a GPU would hang or go wrong.  A warp shuffle is
+ * a rendezvous of the lanes of its mask: a lane that reaches it waits,
+ * other threads running, until every one of them has; lanes that never do
+ * are a barrier error too.
  *
  * Built with -U_FORTIFY_SOURCE: fortified longjmp refuses to jump to another
  * stack, which is exactly what a fibre switch does.
@@ -38,7 +41,7 @@ const long kSwitchMean = 64;			/* default mean accesses between switches */
 /* Where a thread of the block stands. */
 enum State
 {
-	READY, AT_BARRIER, EXITED
+	READY, AT_BARRIER, AT_SHUFFLE, EXITED
 };
 
 /* One thread of a block: its context, its stack and where it stopped. */
@@ -52,6 +55,15 @@ struct Fibre
 	const void *barrier = nullptr;	/* the __syncthreads call it waits at */
 	const char *file = nullptr;
 	int			line = 0;
+	unsigned long shuffles = 0;	/* warp shuffles it has reached */
+	uint64_t	shuffled[2];		/* its value of shuffle k, in shuffled[k % 2] */
+};
+
+/* A warp's shuffles: of shuffle k (in slot k % 2), how many lanes have reached it. */
+struct WarpExchange
+{
+	unsigned long shuffle[2];
+	unsigned	arrived[2];
 };
 
 /*
@@ -71,6 +83,7 @@ struct Scheduler
 	bool		abandoned = false;
 	uint64_t	rng = 0;
 	unsigned long long barriers = 0;	/* block-wide barriers passed, over all blocks */
+	std::vector<WarpExchange> warps;	/* the block's warps */
 };
 
 Scheduler	sched;
@@ -243,7 +256,9 @@ barrier_agrees(unsigned nthreads)
 	/* per barrier (code address): threads waiting there, the first of them */
 	std::map<const void *, std::pair<unsigned, unsigned>> at;
 	unsigned	exited = 0,
-				first_exited = 0;
+				first_exited = 0,
+				shuffling = 0,
+				first_shuffling = 0;
 	std::string what;
 
 	for (unsigned i = 0; i < nthreads; i++)
@@ -254,6 +269,17 @@ barrier_agrees(unsigned nthreads)
 			first_exited = i;
 		else if (f.state == AT_BARRIER && at[f.barrier].first++ == 0)
 			at[f.barrier].second = i;
+		else if (f.state == AT_SHUFFLE && shuffling++ == 0)
+			first_shuffling = i;
+	}
+	if (shuffling > 0)
+	{
+		const Fibre &f = sched.fibres[first_shuffling];
+
+		report(BS_EMU_BARRIER, "barrier error: %u thread(s) from %s wait at the warp shuffle of %s, which not every "
+			   "lane of its mask reached; on a GPU the warp would hang or read undefined values",
+			   shuffling, thread_name(first_shuffling).c_str(), source_line(f.file, f.line).c_str());
+		return false;
 	}
 	if (at.size() <= 1 && (at.empty() || exited == 0))
 		return true;
@@ -284,7 +310,11 @@ bool
 run_block(unsigned nthreads)
 {
 	for (unsigned i = 0; i < nthreads; i++)
+	{
 		sched.fibres[i].state = READY;
+		sched.fibres[i].shuffles = 0;
+	}
+	sched.warps.assign((nthreads + 31) / 32, WarpExchange {{0, 1}, {0, 0}});
 	ready_all(nthreads, READY);
 	for (;;)
 	{
@@ -371,9 +401,97 @@ switch_thread(void)
 	fibre_yield(READY);
 }
 
+/* The threads of the running block (its extents' product). */
+unsigned
+block_threads(void)
+{
+	const dim3	bd = bs_emu_at.block_dim;
+
+	return bd.x * bd.y * bd.z;
+}
+
+/* Whether every lane of mask in the warp from thread warp0 has reached shuffle k. */
+bool
+shuffle_complete(unsigned warp0, unsigned mask, unsigned long k)
+{
+	const WarpExchange &w = sched.warps[warp0 / 32];
+
+	return w.shuffle[k % 2] == k && w.arrived[k % 2] == (unsigned) __builtin_popcount(mask);
+}
+
+/* Count the running lane in at shuffle k of its warp (the slot's count restarts at a new shuffle). */
+void
+shuffle_arrive(unsigned warp0, unsigned long k)
+{
+	WarpExchange &w = sched.warps[warp0 / 32];
+
+	if (w.shuffle[k % 2] != k)
+	{
+		w.shuffle[k % 2] = k;
+		w.arrived[k % 2] = 0;
+	}
+	w.arrived[k % 2]++;
+}
+
+/* Make the lanes of the warp from warp0 that wait at a shuffle ready (they check again). */
+void
+wake_shufflers(unsigned warp0)
+{
+	for (unsigned j = 0; j < 32 && warp0 + j < block_threads(); j++)
+		if (sched.fibres[warp0 + j].state == AT_SHUFFLE)
+		{
+			sched.fibres[warp0 + j].state = READY;
+			sched.ready.push_back(warp0 + j);
+		}
+}
+
+/* A shuffle asks for a lane outside its warp or its mask: report it and abandon the launch. */
+[[noreturn]] void
+shuffle_out_of_warp(unsigned lane, unsigned src, unsigned mask, int lane_mask, int width, const char *file, int line)
+{
+	report(BS_EMU_OUT_OF_BOUNDS, "out of bounds: thread %s (lane %u) shuffles with lane %u (lane mask %d, width %d, "
+		   "mask 0x%08x), outside its warp's lanes, at %s", thread_name(sched.current).c_str(), lane, src,
+		   lane_mask, width, mask, source_line(file, line).c_str());
+	abandon_launch(cudaErrorIllegalAddress);
+}
+
 }								/* namespace bs_emu */
 
 using namespace bs_emu;
+
+/*
+ * __shfl_xor_sync: the running thread's value goes to its warp's exchange,
+ * the thread waits (other threads run) until every lane of mask has
+ * reached the same shuffle, and takes lane (lane ^ lane_mask)'s value.
+ * A lane outside the warp, the block, the width or the mask is out of
+ * bounds; lanes that never come are a barrier error (the block's check).
+ */
+uint64_t
+bs_emu_shfl_xor(unsigned mask, uint64_t value, int lane_mask, int width, const char *file, int line)
+{
+	if (!sched.running)
+		return value;
+	unsigned	me = sched.current,
+				lane = me % 32,
+				warp0 = me - lane,
+				src = lane ^ (unsigned) lane_mask;
+	Fibre	   &f = sched.fibres[me];
+	unsigned long k = f.shuffles;
+
+	if (lane_mask < 0 || lane_mask >= width || width != 32 || !(mask >> lane & 1) || !(mask >> src & 1) ||
+		warp0 + src >= block_threads())
+		shuffle_out_of_warp(lane, src, mask, lane_mask, width, file, line);
+	f.shuffled[k % 2] = value;
+	f.shuffles = k + 1;
+	f.file = file;
+	f.line = line;
+	shuffle_arrive(warp0, k);
+	if (shuffle_complete(warp0, mask, k))
+		wake_shufflers(warp0);
+	while (!shuffle_complete(warp0, mask, k))
+		fibre_yield(AT_SHUFFLE);
+	return sched.fibres[warp0 + src].shuffled[k % 2];
+}
 
 /* Reach the block's barrier: switch back to the scheduler. */
 void

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""test/scripts/bench-render.py — renders docs/benchmarks.md from the
+"""test/scripts/bench-render.py — renders docs/benchmarks.md (and the
+README's one table, from the newest DuckDB bench) from the
 benchmark results kept as data in docs/bench/ (bench-record.sh, and
 bench-tpch.sh's own file): for each bench its newest file by the date in
 its header, as the header's facts (command, date, commit, machine,
@@ -76,6 +77,50 @@ def table(rows, drop):
     return out
 
 
+README = os.path.join(TOP, "README.md")
+README_BEGIN = "<!-- rendered by make bench-docs from the newest docs/bench/duckdb-*.csv; not edited by hand -->"
+README_END = "<!-- end of the rendered table -->"
+
+
+def readme_table():
+    """The README's one table, from the newest DuckDB bench: whole queries, native, ours and DuckDB."""
+    path = newest("duckdb")
+    if path is None:
+        return None
+    facts, rows = read_result(path)
+    col = {name: i for i, name in enumerate(rows[0])}
+    out = ["`%s` (%s, commit %s; %s; PostgreSQL %s; %s): whole queries in ms, each side's best run; "
+           "native is PostgreSQL's own plan with 2 parallel workers allowed, DuckDB runs in memory on "
+           "all cores.  Above 1, ours is faster; data: [%s](docs/bench/%s)."
+           % (facts.get("command", "?"), facts.get("date", "?"), facts.get("commit", "?"),
+              facts.get("machine", "?"), facts.get("postgresql", "?").split(" ")[0],
+              facts.get("settings", ""), os.path.basename(path), os.path.basename(path)), "",
+           "| query | rows | native | with the module | DuckDB | native / ours | DuckDB / ours |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows[1:]:
+        native, ours, duck = (float(r[col[c]]) for c in ("native_ms", "ours_ms", "duckdb_ms"))
+        n = int(r[col["n"]])
+        out.append("| %s | %s | %.0f | %.0f | %.0f | %.1f | %.2f |"
+                   % (r[col["query"]].replace("|", "\\|"),
+                      "%dM" % (n // 1000000) if n % 1000000 == 0 else str(n),
+                      native, ours, duck, native / ours, duck / ours))
+    return out
+
+
+def render_readme():
+    """Put the README's table between its markers (left alone where the markers or data are missing)."""
+    lines = readme_table()
+    with open(README) as f:
+        text = f.read()
+    if lines is None or README_BEGIN not in text or README_END not in text:
+        return
+    head, rest = text.split(README_BEGIN, 1)
+    _, tail = rest.split(README_END, 1)
+    with open(README, "w") as f:
+        f.write(head + README_BEGIN + "\n" + "\n".join(lines) + "\n" + README_END + tail)
+    print("wrote the table of", os.path.relpath(README, TOP))
+
+
 def main():
     header = ["# Benchmarks", "",
             "Rendered by `make bench-docs` (test/scripts/bench-render.py) from the result",
@@ -107,6 +152,7 @@ def main():
     with open(PAGE, "w") as f:
         f.write("\n".join(page))
     print("wrote", os.path.relpath(PAGE, TOP))
+    render_readme()
 
 
 if __name__ == "__main__":

@@ -104,13 +104,19 @@ test_tile_sort(size_t n, gen_dist dist)
 }
 
 #ifdef BS_CUDA_EMU
-/* Rounds of bs_tile_round_merge for a merge of blocks of m pairs: its log2(m) steps, NS a round. */
+/*
+ * Rounds of bs_tile_round_merge for a merge of blocks of m pairs: its steps
+ * of strides of a warp's pairs and more, NS a round, then one warp round.
+ */
+template<typename P>
 static unsigned long long
-merge_rounds(unsigned m, unsigned ns)
+merge_rounds(unsigned m)
 {
-	unsigned	steps = bs_log2(m);
+	unsigned	warp_steps = bs_log2(32 * bs_tile_round<P>::G),
+				steps = bs_log2(m),
+				wide = steps > warp_steps ? steps - warp_steps : 0;
 
-	return (steps + ns - 1) / ns;
+	return (wide + bs_tile_round<P>::NS - 1) / bs_tile_round<P>::NS + 1;
 }
 
 /*
@@ -125,22 +131,21 @@ static void
 test_round_barriers(void)
 {
 	const unsigned T = bs_pair_ops<P>::tile;
-	const unsigned NS = bs_tile_round<P>::NS;
 	std::vector<P> a(bs_pair_ops<P>::block);
 	unsigned long long tile = 1,
-				block = (bs_pair_ops<P>::block / T) * (2 + merge_rounds(T, NS)),
+				block = (bs_pair_ops<P>::block / T) * (2 + merge_rounds<P>(T)),
 				before;
 
 	for (unsigned m = 2; m <= T; m *= 2)
-		tile += merge_rounds(m, NS);
+		tile += merge_rounds<P>(m);
 	gen_pairs(a.data(), a.size(), GEN_RANDOM, 7);
 	dev_buffer<P> d(a);
 
 	before = bs_emu_barriers_total();
 	BS_LAUNCH((bs_tile_sort<P *, P *, false>), dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.p, (size_t) T, nullptr);
 	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_barriers_total() - before == tile,
-				"bs_tile_sort %s: %llu barriers for a tile of %u, %u steps a round (the design's %llu)",
-				shape_name(a.data()), bs_emu_barriers_total() - before, T, NS, tile);
+				"bs_tile_sort %s: %llu barriers for a tile of %u (the design's %llu)",
+				shape_name(a.data()), bs_emu_barriers_total() - before, T, tile);
 	before = bs_emu_barriers_total();
 	BS_LAUNCH((bs_block_merge<P *, P *, 2>), dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.p, a.size(), 0);
 	unit_report(cudaGetLastError() == cudaSuccess && bs_emu_barriers_total() - before == block,

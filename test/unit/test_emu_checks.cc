@@ -2,7 +2,8 @@
  * test_emu_checks.cc — proof that the SIMT emulator's checks fail when they
  * must: deliberately broken copies of our kernels (a barrier removed, a
  * bound off by one, a barrier inside a divergent branch, an early exit
- * before a barrier), each run on device memory, and each finding asserted
+ * before a barrier, a shuffle outside its warp, lanes leaving before a
+ * shuffle), each run on device memory, and each finding asserted
  * by its kind and by what its report must name (kernel, shared array or
  * allocation, source file).  Also: host code writing past a pinned buffer
  * (the red zones), a copy past an allocation, and the schedule: the fixed
@@ -100,6 +101,37 @@ tile_rounds_no_barrier(P *a, size_t n)
 			bs_tile_round_groups<P, NS>(s, valid, h, h == m / 2);
 	__syncthreads();
 	bs_tile_store<true>(s, a, valid);
+}
+
+/* How broken_warp_round breaks bs_tile_warp_round. */
+enum warp_fault
+{
+	LANES_PAST_WARP,			/* a step of stride 32 G: lane ^ 32, outside the warp */
+	LANES_LEAVE_EARLY			/* lanes with no pair below valid return before the shuffles */
+};
+
+/*
+ * A padded tile's warp round of the merge of blocks of 32 G pairs (strides
+ * 16 G .. 1), with one fault.
+ */
+template<typename P>
+__global__ void
+broken_warp_round(P *a, size_t n, warp_fault fault)
+{
+	const unsigned G = bs_tile_round<P>::G;
+	BS_SHARED_ARRAY(P, s, bs_tile_round<P>::slots);
+	unsigned	valid = bs_tile_valid<P>(n);
+	unsigned	first = threadIdx.x * G;
+	P			v[G];
+
+	bs_tile_load<true>(s, a, valid);
+	if (fault == LANES_LEAVE_EARLY && first >= valid)
+		return;
+	for (unsigned m = 0; m < G; m++)
+		v[m] = first + m < valid ? s[bs_tile_slot<P, true>(first + m)] : P();
+	for (unsigned j = fault == LANES_PAST_WARP ? 32 * G : 16 * G; j >= 1; j /= 2)
+		bs_warp_step(v, first, valid, j, j == 16 * G);
+	__syncthreads();
 }
 
 /* How broken_merge_tile breaks bs_merge_tile. */
@@ -283,6 +315,26 @@ test_bounds(void)
 				"%s: the launch after an abandoned one runs clean", shape_name((P *) 0));
 }
 
+/*
+ * Warp shuffles: a lane mask past the warp is out of bounds; lanes that
+ * leave before a shuffle the others wait at are a barrier error.
+ */
+template<typename P>
+static void
+test_warp_shuffles(void)
+{
+	const unsigned T = bs_pair_ops<P>::tile;
+	dev_buffer<P> d(random_pairs<P>(T));
+	dev_buffer<P> part(random_pairs<P>(100));
+
+	BS_LAUNCH(broken_warp_round<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(d.p, d.n, LANES_PAST_WARP);
+	expect_finding(std::string(shape_name(d.p)) + " warp step shuffling with lane ^ 32", cudaGetLastError(),
+				   BS_EMU_OUT_OF_BOUNDS, {"broken_warp_round", "outside its warp's lanes", "pair_ops.cuh:"});
+	BS_LAUNCH(broken_warp_round<P>, dim3(1), dim3(BS_CUDA_TILE_THREADS), 0, nullptr)(part.p, part.n, LANES_LEAVE_EARLY);
+	expect_finding(std::string(shape_name(d.p)) + " warp round left early by lanes past valid", cudaGetLastError(),
+				   BS_EMU_BARRIER, {"broken_warp_round", "wait at the warp shuffle of pair_ops.cuh:"});
+}
+
 /* A barrier not every thread reaches: at another barrier, or after returning. */
 template<typename P>
 static void
@@ -418,6 +470,8 @@ main(void)
 	test_barriers<bs_pair32>();
 	test_merge_tile<bs_pair32>();
 	test_merge_tile<bs_pair64>();
+	test_warp_shuffles<bs_pair32>();
+	test_warp_shuffles<bs_pair64>();
 	test_fences();
 	test_schedule();
 	return cuda_test_exit();
