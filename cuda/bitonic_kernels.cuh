@@ -230,6 +230,9 @@ bs_tile_round_groups(P *s, unsigned valid, unsigned h, bool mirror)
 		bs_group<NS, unsigned> grp(g, h, mirror);
 		P			v[G];
 
+		if (grp.pos(0) >= valid)	/* its least position: the group is past the tile's pairs */
+			continue;
+
 		BS_UNROLL
 		for (unsigned m = 0; m < G; m++)
 			v[m] = grp.pos(m) < valid ? s[bs_tile_slot<P, true>(grp.pos(m))] : P();
@@ -315,7 +318,8 @@ bs_warp_step(P *v, unsigned first, unsigned valid, unsigned j, bool mirror)
  * consecutive pairs from threadIdx.x * G into registers and does the
  * merge's steps of strides h .. 1 (all below 32 G; the first the mirror
  * step where mirror) with bs_warp_step, stores them back; then the
- * block's barrier.  Every lane of a warp takes part in every shuffle.
+ * block's barrier.  Every lane of a warp takes part in every shuffle; a
+ * warp whose pairs all lie past valid skips the round.
  */
 template<typename P>
 static __device__ __forceinline__ void
@@ -328,6 +332,9 @@ bs_tile_warp_round(P *s, unsigned valid, unsigned h, bool mirror)
 		unsigned	first = t * G;
 		bool		first_mirror = mirror;
 		P			v[G];
+
+		if ((t & ~31u) * G >= valid)	/* the whole warp is past the tile's pairs (the same for all its lanes) */
+			continue;
 
 		BS_UNROLL
 		for (unsigned m = 0; m < G; m++)

@@ -56,14 +56,18 @@ struct Fibre
 	const char *file = nullptr;
 	int			line = 0;
 	unsigned long shuffles = 0;	/* warp shuffles it has reached */
-	uint64_t	shuffled[2];		/* its value of shuffle k, in shuffled[k % 2] */
 };
 
-/* A warp's shuffles: of shuffle k (in slot k % 2), how many lanes have reached it. */
+/*
+ * A warp's shuffles: of shuffle k (in slot k % 2), how many lanes have
+ * reached it and the value each lane gave; its lanes.
+ */
 struct WarpExchange
 {
 	unsigned long shuffle[2];
 	unsigned	arrived[2];
+	unsigned	lanes;				/* threads of the block in this warp (32 but in a last, partial one) */
+	uint64_t	value[2][32];
 };
 
 /*
@@ -79,6 +83,7 @@ struct Scheduler
 	void		(*body) (const void *) = nullptr;
 	const void *ctx = nullptr;
 	unsigned	current = 0;
+	unsigned	nthreads = 0;		/* of the running block */
 	bool		running = false;
 	bool		abandoned = false;
 	uint64_t	rng = 0;
@@ -314,7 +319,10 @@ run_block(unsigned nthreads)
 		sched.fibres[i].state = READY;
 		sched.fibres[i].shuffles = 0;
 	}
-	sched.warps.assign((nthreads + 31) / 32, WarpExchange {{0, 1}, {0, 0}});
+	sched.nthreads = nthreads;
+	sched.warps.assign((nthreads + 31) / 32, WarpExchange {{0, 1}, {0, 0}, 32, {}});
+	if (nthreads % 32 != 0)
+		sched.warps.back().lanes = nthreads % 32;
 	ready_all(nthreads, READY);
 	for (;;)
 	{
@@ -401,22 +409,16 @@ switch_thread(void)
 	fibre_yield(READY);
 }
 
-/* The threads of the running block (its extents' product). */
-unsigned
-block_threads(void)
-{
-	const dim3	bd = bs_emu_at.block_dim;
-
-	return bd.x * bd.y * bd.z;
-}
-
 /* Whether every lane of mask in the warp from thread warp0 has reached shuffle k. */
 bool
 shuffle_complete(unsigned warp0, unsigned mask, unsigned long k)
 {
 	const WarpExchange &w = sched.warps[warp0 / 32];
+	unsigned	want = mask == 0xffffffffu ? 32 : 0;
 
-	return w.shuffle[k % 2] == k && w.arrived[k % 2] == (unsigned) __builtin_popcount(mask);
+	for (unsigned j = 0; want == 0 && j < 32; j++)
+		want += mask >> j & 1;
+	return w.shuffle[k % 2] == k && w.arrived[k % 2] == want;
 }
 
 /* Count the running lane in at shuffle k of its warp (the slot's count restarts at a new shuffle). */
@@ -437,7 +439,7 @@ shuffle_arrive(unsigned warp0, unsigned long k)
 void
 wake_shufflers(unsigned warp0)
 {
-	for (unsigned j = 0; j < 32 && warp0 + j < block_threads(); j++)
+	for (unsigned j = 0; j < sched.warps[warp0 / 32].lanes; j++)
 		if (sched.fibres[warp0 + j].state == AT_SHUFFLE)
 		{
 			sched.fibres[warp0 + j].state = READY;
@@ -479,18 +481,20 @@ bs_emu_shfl_xor(unsigned mask, uint64_t value, int lane_mask, int width, const c
 	unsigned long k = f.shuffles;
 
 	if (lane_mask < 0 || lane_mask >= width || width != 32 || !(mask >> lane & 1) || !(mask >> src & 1) ||
-		warp0 + src >= block_threads())
+		src >= sched.warps[warp0 / 32].lanes)
 		shuffle_out_of_warp(lane, src, mask, lane_mask, width, file, line);
-	f.shuffled[k % 2] = value;
 	f.shuffles = k + 1;
 	f.file = file;
 	f.line = line;
 	shuffle_arrive(warp0, k);
+	sched.warps[warp0 / 32].value[k % 2][lane] = value;
 	if (shuffle_complete(warp0, mask, k))
 		wake_shufflers(warp0);
-	while (!shuffle_complete(warp0, mask, k))
-		fibre_yield(AT_SHUFFLE);
-	return sched.fibres[warp0 + src].shuffled[k % 2];
+	else
+		do
+			fibre_yield(AT_SHUFFLE);
+		while (!shuffle_complete(warp0, mask, k));
+	return sched.warps[warp0 / 32].value[k % 2][src];
 }
 
 /* Reach the block's barrier: switch back to the scheduler. */
