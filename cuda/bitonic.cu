@@ -8,8 +8,10 @@
  * (bs_block_merge: registers, then shared memory); the adaptive
  * sorter finds each output tile's co-rank (bs_corank_kernel) and merges
  * the tile in shared memory into a second buffer (bs_merge_tile): one pass
- * per stage.  64-bit keys that span less than 2^32 are merged as packed
- * pairs (key_span_kernels.cuh).
+ * per stage.  64-bit pairs beyond one tile are merged as 12-byte pairs
+ * (pair_store.cuh: the tile sort writes the split store, the last pass
+ * writes 16-byte pairs back); those whose keys span less than 2^32 as
+ * packed pairs (key_span_kernels.cuh).
  */
 #include "tile_kernels.cuh"
 #include "key_span_kernels.cuh"
@@ -107,7 +109,7 @@ sort_tiles(S src, D dst, size_t n, bs_algorithm algo, uint64_t *span, cudaStream
 {
 	const size_t T = bs_pair_ops<bs_pair_t<S>>::tile;
 	unsigned	ntiles = block_count(n, T);
-	/* a single small tile needs no more threads than comparators per step (at least a warp) */
+	/* a single small tile needs no more threads than it has pairs over two (a power of two, at least a warp) */
 	size_t		threads = bs_pow2_ceil(n < T ? n : T) / 2;
 
 	threads = threads < 32 ? 32 : threads > BS_CUDA_TILE_THREADS ? BS_CUDA_TILE_THREADS : threads;

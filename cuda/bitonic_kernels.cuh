@@ -73,9 +73,10 @@ bs_log2(unsigned x)
 /*
  * A round of a merge in a shared-memory tile (bs_tile_round_merge): each
  * of the block's threads holds G pairs (the tile over the threads: 8
- * packed, 4 64-bit) and does NS = log2(G) network steps on them.  The
- * tile is padded with a pair after every G, so that the G consecutive
- * pairs each thread takes in a merge's last round fall in different banks.
+ * packed, 4 64-bit) and does up to NS = log2(G) network steps on them.
+ * The tile is padded with a pair after every G, so that when each thread
+ * of a warp takes G consecutive pairs (a warp round), the threads' pairs
+ * lie G + 1 apart and the warp's accesses fall in different banks.
  */
 template<typename P>
 struct bs_tile_round
@@ -184,13 +185,20 @@ bs_group_network(P *v, size_t n, const Grp &grp)
 {
 	const unsigned G = Grp::G;
 
-BS_UNROLL
-	for (unsigned m = 0; m < G / 2; m++)
+	/* two loops, not one with a chosen partner: every index stays known at compile time */
+	if (grp.mirror)
 	{
-		unsigned	p = grp.mirror ? G - 1 - m : m + G / 2;
-
-		if (grp.pos(p) < n)
-			bs_cmpx(v[m], v[p]);
+BS_UNROLL
+		for (unsigned m = 0; m < G / 2; m++)
+			if (grp.pos(G - 1 - m) < n)
+				bs_cmpx(v[m], v[G - 1 - m]);
+	}
+	else
+	{
+BS_UNROLL
+		for (unsigned m = 0; m < G / 2; m++)
+			if (grp.pos(m + G / 2) < n)
+				bs_cmpx(v[m], v[m + G / 2]);
 	}
 BS_UNROLL
 	for (unsigned bit = G / 4; bit >= 1; bit /= 2)
@@ -270,56 +278,95 @@ bs_tile_round_of(P *s, unsigned valid, unsigned h, unsigned ns, bool mirror)
 }
 
 /*
- * One network step of stride j (the mirror step across blocks of 2j where
- * mirror) on a thread's G consecutive pairs v from tile position first (a
- * warp holds 32 G).  The partner of position i is i ^ x (x = j, or 2j - 1
- * for the mirror), the lower one where i & j is 0; a partner at or past
- * valid is +infinity.  Strides of G and more: the partners lie in lane
- * lane ^ (x / G), in register m ^ (x % G), fetched for all G pairs with
- * warp shuffles before any changes; smaller strides: in the thread's own
- * registers.
+ * One network step of stride j >= G (the mirror step across blocks of 2j
+ * where mirror) on a thread's G consecutive pairs v from tile position
+ * first (a warp holds 32 G).  The partner of position i is i ^ x (x = j,
+ * or 2j - 1 for the mirror), the lower one where i & j is 0; a partner at
+ * or past valid is +infinity.  The partners lie in lane lane ^ (x / G), in
+ * register m (plain) or G - 1 - m (mirror): fetched for all G pairs with
+ * warp shuffles before any changes.  Every index is known at compile time,
+ * so v stays in registers.
  */
 template<typename P>
 static __device__ __forceinline__ void
-bs_warp_step(P *v, unsigned first, unsigned valid, unsigned j, bool mirror)
+bs_warp_shuffle_step(P *v, unsigned first, unsigned valid, unsigned j, bool mirror)
 {
 	const unsigned G = bs_tile_round<P>::G;
 	unsigned	x = mirror ? 2 * j - 1 : j;
+	bool		lower = (first & j) == 0;
+	P			y[G];
 
-	if (j >= G)
+	if (mirror)
 	{
-		bool		lower = (first & j) == 0;
-		P			y[G];
-
 		BS_UNROLL
 		for (unsigned m = 0; m < G; m++)
-			y[m] = bs_pair_ops<P>::shfl_xor(v[m ^ (x & (G - 1))], x / G);
+			y[m] = bs_pair_ops<P>::shfl_xor(v[G - 1 - m], x / G);
+	}
+	else
+	{
 		BS_UNROLL
 		for (unsigned m = 0; m < G; m++)
-		{
-			if (lower ? ((first + m) ^ x) < valid && bs_pair_ops<P>::gt(v[m], y[m]) :
-				first + m < valid && bs_pair_ops<P>::gt(y[m], v[m]))
-				v[m] = y[m];
-		}
-		return;
+			y[m] = bs_pair_ops<P>::shfl_xor(v[m], x / G);
 	}
 	BS_UNROLL
 	for (unsigned m = 0; m < G; m++)
 	{
-		unsigned	p = (m ^ x) & (G - 1);	/* x < G here */
+		if (lower ? ((first + m) ^ x) < valid && bs_pair_ops<P>::gt(v[m], y[m]) :
+			first + m < valid && bs_pair_ops<P>::gt(y[m], v[m]))
+			v[m] = y[m];
+	}
+}
 
-		if (p > m && first + p < valid)
-			bs_cmpx(v[m], v[p]);
+/*
+ * The steps of strides h .. 1 (h < G; the first the mirror step where
+ * mirror) on a thread's G consecutive pairs v from tile position first,
+ * in its registers: the strides unrolled, so every index is known at
+ * compile time.
+ */
+template<typename P>
+static __device__ __forceinline__ void
+bs_thread_steps(P *v, unsigned first, unsigned valid, unsigned h, bool mirror)
+{
+	const unsigned G = bs_tile_round<P>::G;
+
+	BS_UNROLL
+	for (unsigned j = G / 2; j >= 1; j /= 2)
+	{
+		if (j > h)
+			continue;
+		if (mirror && j == h)
+		{
+			BS_UNROLL
+			for (unsigned m = 0; m < G; m++)
+			{
+				unsigned	p = (m ^ (2 * j - 1)) & (G - 1);
+
+				if (p > m && first + p < valid)
+					bs_cmpx(v[m], v[p]);
+			}
+			continue;
+		}
+		BS_UNROLL
+		for (unsigned m = 0; m < G; m++)
+		{
+			unsigned	p = (m ^ j) & (G - 1);
+
+			if (p > m && first + p < valid)
+				bs_cmpx(v[m], v[p]);
+		}
 	}
 }
 
 /*
  * The warp round of a merge in a padded tile: each thread takes the G
- * consecutive pairs from threadIdx.x * G into registers and does the
+ * consecutive pairs of its groups t (t * G on) into registers and does the
  * merge's steps of strides h .. 1 (all below 32 G; the first the mirror
- * step where mirror) with bs_warp_step, stores them back; then the
- * block's barrier.  Every lane of a warp takes part in every shuffle; a
- * warp whose pairs all lie past valid skips the round.
+ * step where mirror): those of G and more with shuffles, the smaller in
+ * its registers; stores them back; then the block's barrier.  Launched
+ * with 1-D blocks of a multiple of 32 threads, so a warp's lanes take
+ * consecutive groups and the same trip count: every lane of a warp takes
+ * part in every shuffle, and a warp whose pairs all lie past valid skips
+ * the round.
  */
 template<typename P>
 static __device__ __forceinline__ void
@@ -330,6 +377,7 @@ bs_tile_warp_round(P *s, unsigned valid, unsigned h, bool mirror)
 	for (unsigned t = threadIdx.x; t < bs_pair_ops<P>::tile / G; t += blockDim.x)
 	{
 		unsigned	first = t * G;
+		unsigned	j = h;
 		bool		first_mirror = mirror;
 		P			v[G];
 
@@ -339,8 +387,9 @@ bs_tile_warp_round(P *s, unsigned valid, unsigned h, bool mirror)
 		BS_UNROLL
 		for (unsigned m = 0; m < G; m++)
 			v[m] = first + m < valid ? s[bs_tile_slot<P, true>(first + m)] : P();
-		for (unsigned j = h; j >= 1; j /= 2, first_mirror = false)
-			bs_warp_step(v, first, valid, j, first_mirror);
+		for (; j >= G; j /= 2, first_mirror = false)
+			bs_warp_shuffle_step(v, first, valid, j, first_mirror);
+		bs_thread_steps(v, first, valid, j, first_mirror);
 		BS_UNROLL
 		for (unsigned m = 0; m < G; m++)
 			if (first + m < valid)

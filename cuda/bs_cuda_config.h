@@ -5,7 +5,7 @@
 #ifndef BS_CUDA_CONFIG_H
 #define BS_CUDA_CONFIG_H
 
-/* Pairs per shared-memory tile (32 KiB of shared memory for either shape). */
+/* Pairs per shared-memory tile (32 KiB for either shape; the standard sorter pads it to 36 or 40 KiB). */
 #define BS_CUDA_TILE_PAIRS32 4096
 #define BS_CUDA_TILE_PAIRS64 2048
 

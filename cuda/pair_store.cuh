@@ -47,11 +47,8 @@ bs_split64_at(void *base, size_t n)
 	return s;
 }
 
-/* The pair type of a store. */
-template<typename S> struct bs_store
-{
-	typedef typename S::pair_type pair;
-};
+/* The pair type of a store (defined for each kind of store below). */
+template<typename S> struct bs_store;
 template<typename P> struct bs_store<P *>
 {
 	typedef P	pair;

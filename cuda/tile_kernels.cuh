@@ -38,7 +38,8 @@ __launch_bounds__(BS_CUDA_TILE_THREADS)
 bs_tile_sort(S src, D dst, size_t n, uint64_t *span)
 {
 	typedef bs_pair_t<S> P;
-	BS_SHARED_ARRAY(P, s, bs_tile_round<P>::slots);
+	/* the adaptive merge uses the tile unpadded */
+	BS_SHARED_ARRAY(P, s, ADAPTIVE ? bs_pair_ops<P>::tile : bs_tile_round<P>::slots);
 	unsigned	valid = bs_tile_valid<P>(n);
 	unsigned	top = bs_tile_top(valid);
 

@@ -114,12 +114,12 @@ ifeq ($(BITONIC_CUDA),nvcc)
   BS_ARCHS_STAMP := build/cuda-archs.stamp
   $(shell { [ "$$(cat $(BS_ARCHS_STAMP))" = "$(CUDA_ARCHS_USED)" ] || echo "$(CUDA_ARCHS_USED)" >$(BS_ARCHS_STAMP); } 2>/dev/null)
 
-# Compile one .cu; keep ptxas's report, refuse spills.
+# Compile one .cu; keep ptxas's report, refuse spills and local-memory arrays (a stack frame).
 cuda/%.o: cuda/%.cu $(CUDA_DEPS) $(BS_MODE_STAMP) $(BS_ARCHS_STAMP)
 	@mkdir -p cuda build/ptxas
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@ 2>build/ptxas/$*.log || { cat build/ptxas/$*.log; exit 1; }
 	@cat build/ptxas/*.log >build/ptxas.log
-	@! grep -E '[1-9][0-9]* bytes spill (stores|loads)' build/ptxas/$*.log || { echo "$<: a kernel spills registers (see build/ptxas.log)"; exit 1; }
+	@! grep -E '[1-9][0-9]* bytes (spill (stores|loads)|stack frame)' build/ptxas/$*.log || { echo "$<: a kernel spills registers or keeps an array in local memory (see build/ptxas.log)"; exit 1; }
 endif
 
 ifeq ($(BITONIC_CUDA),emu)

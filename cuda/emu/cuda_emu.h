@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #define __global__
@@ -158,14 +159,17 @@ extern uint64_t bs_emu_shfl_xor(unsigned mask, uint64_t value, int lane_mask, in
 
 /*
  * __shfl_xor_sync: lane (lane ^ lane_mask)'s var, every lane of mask
- * meeting there; 4- and 8-byte integers, as the kernels use it.
+ * meeting there; integers of up to 8 bytes, as the kernels use it, and a
+ * width of 32 only (another is reported as out of bounds).  A shuffle is
+ * counted per lane: lanes that meet at different call sites, or disjoint
+ * masks shuffling at once, are not told apart.
  */
 template<typename T>
 static inline T
 __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize,
 				const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
-	static_assert(sizeof(T) <= sizeof(uint64_t), "a shuffle moves up to 8 bytes");
+	static_assert(std::is_integral<T>::value && sizeof(T) <= sizeof(uint64_t), "a shuffle of an integer of up to 8 bytes");
 	return (T) bs_emu_shfl_xor(mask, (uint64_t) var, lane_mask, width, file, line);
 }
 

@@ -83,7 +83,6 @@ struct Scheduler
 	void		(*body) (const void *) = nullptr;
 	const void *ctx = nullptr;
 	unsigned	current = 0;
-	unsigned	nthreads = 0;		/* of the running block */
 	bool		running = false;
 	bool		abandoned = false;
 	uint64_t	rng = 0;
@@ -319,7 +318,6 @@ run_block(unsigned nthreads)
 		sched.fibres[i].state = READY;
 		sched.fibres[i].shuffles = 0;
 	}
-	sched.nthreads = nthreads;
 	sched.warps.assign((nthreads + 31) / 32, WarpExchange {{0, 1}, {0, 0}, 32, {}});
 	if (nthreads % 32 != 0)
 		sched.warps.back().lanes = nthreads % 32;
@@ -414,10 +412,13 @@ bool
 shuffle_complete(unsigned warp0, unsigned mask, unsigned long k)
 {
 	const WarpExchange &w = sched.warps[warp0 / 32];
-	unsigned	want = mask == 0xffffffffu ? 32 : 0;
+	unsigned	want = 0;
 
-	for (unsigned j = 0; want == 0 && j < 32; j++)
-		want += mask >> j & 1;
+	if (mask == 0xffffffffu)
+		want = 32;
+	else
+		for (unsigned j = 0; j < 32; j++)
+			want += mask >> j & 1;
 	return w.shuffle[k % 2] == k && w.arrived[k % 2] == want;
 }
 

@@ -165,7 +165,7 @@ search_passes(size_t n, size_t tile, size_t pair_bytes, unsigned sectors)
 		return 0.0;
 	for (size_t m = n; m > 1; m /= 2)
 		log2n++;
-	for (size_t k = 2 * tile; k <= n; k *= 2)
+	for (size_t k = 2 * tile; k <= bs_pow2_ceil(n); k *= 2)
 		stages++;
 	return stages * (2 * sectors * log2n + 3) * 32 / (2.0 * tile * pair_bytes);
 }

@@ -129,8 +129,9 @@ broken_warp_round(P *a, size_t n, warp_fault fault)
 		return;
 	for (unsigned m = 0; m < G; m++)
 		v[m] = first + m < valid ? s[bs_tile_slot<P, true>(first + m)] : P();
-	for (unsigned j = fault == LANES_PAST_WARP ? 32 * G : 16 * G; j >= 1; j /= 2)
-		bs_warp_step(v, first, valid, j, j == 16 * G);
+	for (unsigned j = fault == LANES_PAST_WARP ? 32 * G : 16 * G; j >= G; j /= 2)
+		bs_warp_shuffle_step(v, first, valid, j, j == 16 * G);
+	bs_thread_steps(v, first, valid, G / 2, false);
 	__syncthreads();
 }
 
