@@ -47,6 +47,7 @@ OBJS = \
 	src/keys.o \
 	src/sort_run.o \
 	src/gpu_auto.o \
+	src/pinned_pairs.o \
 	src/sort_parts.o \
 	src/large_alloc.o \
 	src/array_sort.o \

@@ -28,6 +28,22 @@ extern bs_status bs_cuda_sort_pairs64(bs_pair64 *pairs, size_t n, const bs_optio
 /* Bound the device memory one sort may use; larger inputs are sorted in chunks. */
 extern void bs_cuda_set_memory_limit(size_t bytes);
 
+/* Keep at most `bytes` of page-locked host memory for pairs (0: none); more held now is freed. */
+extern void bs_cuda_set_pinned_limit(size_t bytes);
+
+/*
+ * The page-locked buffer, of at least `bytes`, lent to one sort until
+ * bs_cuda_pinned_return; NULL while it is lent, above the limit, or where
+ * no device can have it.  Pairs sorted there are not registered.
+ */
+extern void *bs_cuda_pinned_lend(size_t bytes);
+
+/* Take back what bs_cuda_pinned_lend lent. */
+extern void bs_cuda_pinned_return(void *p);
+
+/* Bytes of page-locked memory held now (lent or not). */
+extern size_t bs_cuda_pinned_bytes(void);
+
 /* The failed CUDA call and its error text, after BS_ERR_DEVICE ("" otherwise). */
 extern const char *bs_cuda_last_error(void);
 

@@ -21,6 +21,12 @@ extern bool bs_cuda_memory_budget(size_t *bytes);
 extern void bs_cuda_explain_no_device(cudaError_t err, int driver_version, const char *release,
 									  int runtime_version, char *buf, size_t len);
 
+/* pinned.cu */
+/* Whether [p, p + bytes) lies in the lent page-locked buffer (copied as it is, not registered). */
+extern bool bs_cuda_pinned_holds(const void *p, size_t bytes);
+/* Whether the buffer is lent now. */
+extern bool bs_cuda_pinned_is_lent(void);
+
 /* bitonic.cu */
 /* Device scratch bytes the algorithm needs to sort n pairs. */
 template<typename P> size_t bs_gpu_scratch_bytes(size_t n, bs_algorithm algo);

@@ -274,9 +274,11 @@ bs_cuda_device_info(char *buf, size_t len)
 		snprintf(buf, len, "%s", last_error);
 		return 0;
 	}
-	snprintf(buf, len, "devices=%d, using %d: %s, sm_%d%d, %zu MB, memory_limit=%zu MB, algorithms=bitonic,adaptive",
+	snprintf(buf, len, "devices=%d, using %d: %s, sm_%d%d, %zu MB, memory_limit=%zu MB, pinned=%zu MB held%s, "
+			 "algorithms=bitonic,adaptive",
 			 device_count, chosen_device, chosen_prop.name, chosen_prop.major, chosen_prop.minor,
-			 chosen_prop.totalGlobalMem >> 20, memory_limit >> 20);
+			 chosen_prop.totalGlobalMem >> 20, memory_limit >> 20, bs_cuda_pinned_bytes() >> 20,
+			 bs_cuda_pinned_is_lent() ? " (lent)" : "");
 	return 1;
 }
 

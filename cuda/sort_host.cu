@@ -2,9 +2,9 @@
  * sort_host.cu — the CUDA backend's entry points: the host pipeline around
  * the device sorters.  One stream.  An input that fits the device-memory
  * budget twice over is sorted in place: the caller's pairs are registered
- * with the driver (page-locked) and copied straight to the device and back,
- * with a device copy of the input kept to restore them should the copy back
- * fail.  Otherwise (or where the pairs cannot be registered), pinned
+ * with the driver (page-locked; pairs in pinned.cu's lent buffer are so
+ * already) and copied straight to the device and back, with a device copy
+ * of the input kept to restore them should the copy back fail.  Otherwise (or where the pairs cannot be registered), pinned
  * double-buffered staging with asynchronous copies, inputs larger than the
  * budget sorted in chunks and merged on the host.  Every CUDA call checked,
  * and every device allocation, pinned buffer, registration, stream and event
@@ -214,8 +214,9 @@ sort_chunks(bs_gpu_job<P> *job, const P *pairs, P *runs, size_t n, bs_algorithm 
 }
 
 /*
- * Sort n pairs where they are: registered, copied to the device (and kept
- * there), sorted, copied back.  A failure before the copy back leaves the
+ * Sort n pairs where they are: registered (unless they lie in the lent
+ * page-locked buffer), copied to the device (and kept there), sorted,
+ * copied back.  A failure before the copy back leaves the
  * pairs as they were; a failed copy back is undone from the kept input, and
  * only where that fails too (a lost device) is BS_ERR_DEVICE_LOST returned,
  * the pairs partly overwritten.  BS_ERR_UNSUPPORTED, nothing done, where the
@@ -230,12 +231,15 @@ sort_in_place(P *pairs, size_t n, bs_algorithm algo, size_t scratch_bytes)
 	bool		ok,
 				back;
 
-	if (cudaHostRegister(pairs, bytes, cudaHostRegisterDefault) != cudaSuccess)
+	if (!bs_cuda_pinned_holds(pairs, bytes))
 	{
-		(void) cudaGetLastError();	/* not an error of the sort: it is staged instead */
-		return BS_ERR_UNSUPPORTED;
+		if (cudaHostRegister(pairs, bytes, cudaHostRegisterDefault) != cudaSuccess)
+		{
+			(void) cudaGetLastError();	/* not an error of the sort: it is staged instead */
+			return BS_ERR_UNSUPPORTED;
+		}
+		job.registered = pairs;
 	}
-	job.registered = pairs;
 	job.scratch_bytes = scratch_bytes;
 	ok = bs_cuda_check(cudaStreamCreateWithFlags(&job.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags") &&
 		bs_cuda_check(cudaMalloc((void **) &job.dev, bytes), "cudaMalloc") &&

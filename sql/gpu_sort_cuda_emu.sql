@@ -120,6 +120,30 @@ SELECT gpu_sort(a) = ARRAY(SELECT x FROM unnest(a) x ORDER BY x) AS staged
 FROM (SELECT array_agg((i * 7919) % 100003) AS a FROM generate_series(1, 100000) i) s;
 RESET bitonic_sort.emu_fail;
 
+-- gpu_sort builds a GPU sort's pairs in the backend's page-locked buffer
+-- (bitonic_sort.gpu_pinned_memory, the superuser's): held after the sort,
+-- given back by it (and by an ERROR), freed when the setting falls below it;
+-- pairs larger than the setting are registered for their sort, as before
+SELECT context FROM pg_settings WHERE name = 'bitonic_sort.gpu_pinned_memory';
+SET bitonic_sort.gpu_pinned_memory = 0;
+SELECT substring(details from 'pinned=[^,]*') AS pinned FROM bitonic_sort_info() WHERE backend = 'cuda';
+RESET bitonic_sort.gpu_pinned_memory;
+SELECT n, gpu_sort(a8) = ARRAY(SELECT x FROM unnest(a8) x ORDER BY x) AS int8_pinned,
+       gpu_sort(a4, true) = ARRAY(SELECT x FROM unnest(a4) x ORDER BY x DESC) AS int4_pinned,
+       gpu_sort(af) = ARRAY(SELECT x FROM unnest(af) x ORDER BY x) AS float8_pinned
+FROM arrays WHERE n IN (4097, 70001) ORDER BY n;
+SELECT substring(details from 'pinned=[^,]*') AS pinned FROM bitonic_sort_info() WHERE backend = 'cuda';
+SET bitonic_sort.emu_fail = 'launch:1';
+SELECT cardinality(gpu_sort(a8)) FROM arrays WHERE n = 70001;
+RESET bitonic_sort.emu_fail;
+SELECT substring(details from 'pinned=[^,]*') AS after_error FROM bitonic_sort_info() WHERE backend = 'cuda';
+SET bitonic_sort.gpu_pinned_memory = '1MB';
+SELECT substring(details from 'pinned=[^,]*') AS limit_lowered FROM bitonic_sort_info() WHERE backend = 'cuda';
+SELECT gpu_sort(a8) = ARRAY(SELECT x FROM unnest(a8) x ORDER BY x) AS larger_than_setting_registered
+FROM arrays WHERE n = 70001;
+SELECT substring(details from 'pinned=[^,]*') AS pinned FROM bitonic_sort_info() WHERE backend = 'cuda';
+RESET bitonic_sort.gpu_pinned_memory;
+
 -- device = auto with a usable device: 64-bit keys sorted alone stay on the
 -- CPU (vqsort), pairs go to the GPU
 SET bitonic_sort.device = auto;

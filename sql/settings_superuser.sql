@@ -4,7 +4,7 @@
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SELECT name, context FROM pg_settings WHERE name LIKE 'bitonic_sort.%'
   AND name NOT IN ('bitonic_sort.emu_fail', 'bitonic_sort.test_fault', 'bitonic_sort.gpu_memory_limit',
-                   'bitonic_sort.gpu_min_pairs')
+                   'bitonic_sort.gpu_min_pairs', 'bitonic_sort.gpu_pinned_memory')
   ORDER BY name;
 CREATE ROLE bitonic_plain_user;
 SET ROLE bitonic_plain_user;

@@ -267,13 +267,28 @@ sort_keys_alone(ArrayType *array, size_t n, bool descending, char *dst)
 }
 
 /*
- * Sorted copy of the non-null values of `array` into `dst`.  For a type
- * whose keys are its values, the pairs are built in dst's own memory (which
- * has result_room for them) and the sorted keys decoded over them in place:
- * no memory beyond the result, and no reads by pointer.
+ * Page-locked memory for the pairs of a sort of n values that goes to the
+ * GPU (pinned_pairs.c), lent until the current memory context goes; NULL
+ * where the pairs are built elsewhere (keys sorted alone, the CPU).
+ */
+static void *
+pinned_pairs(Oid elemtype, size_t n)
+{
+	if (n < 2 || keys_alone(elemtype, n))
+		return NULL;
+	return BitonicPinnedPairs(pairs_bytes(elemtype, n),
+							  BitonicKeyWidthForType(elemtype) == BITONIC_KEY_64, n);
+}
+
+/*
+ * Sorted copy of the non-null values of `array` into `dst`.  The pairs are
+ * built in `pinned` where the GPU sorts them (pinned_pairs).  Otherwise,
+ * for a type whose keys are its values, in dst's own memory (which has
+ * result_room for them), the sorted keys decoded over them in place: no
+ * memory beyond the result, and no reads by pointer.
  */
 static void
-sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
+sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst, void *pinned)
 {
 	Oid			elemtype = ARR_ELEMTYPE(array);
 	bool		narrow = BitonicKeyWidthForType(elemtype) == BITONIC_KEY_32;
@@ -287,9 +302,13 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 		sort_keys_alone(array, nvalues, descending, dst);
 		return;
 	}
-	pairs = bijective ? (void *) TYPEALIGN(16, dst) :
-		BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues),
-						  BITONIC_PAGES_HUGE, &region);
+	if (pinned)
+		pairs = pinned;
+	else if (bijective)
+		pairs = (void *) TYPEALIGN(16, dst);
+	else
+		pairs = BitonicAllocPairs(CurrentMemoryContext, pairs_bytes(elemtype, nvalues),
+								  BITONIC_PAGES_HUGE, &region);
 	job = (PairsJob) {elemtype, ARR_DATA_PTR(array), dst, get_typlen(elemtype), descending,
 					  narrow ? pairs : NULL, narrow ? NULL : pairs, 0};
 
@@ -302,14 +321,15 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst)
 
 	if (bijective)
 	{
-		/* in place: values are written over pairs already read, so in order */
-		run_pass(nvalues, 1, decode_values, &job);
+		/* in place, values are written over pairs already read: in order; else on every core */
+		run_pass(nvalues, pinned ? bitonic_sort_cpu_threads : 1, decode_values, &job);
 	}
 	else
 	{
 		/* random reads of the values: every core keeps some in flight */
 		run_pass(nvalues, bitonic_sort_cpu_threads, gather_values, &job);
-		BitonicRegionFree(region);
+		if (region)
+			BitonicRegionFree(region);
 	}
 }
 
@@ -573,6 +593,7 @@ gpu_sort(PG_FUNCTION_ARGS)
 	size_t		nnulls;
 	size_t		room;
 	ArrayType  *result;
+	void	   *pinned;
 	MemoryContext sort_cxt;
 	MemoryContext old_cxt;
 
@@ -592,7 +613,7 @@ gpu_sort(PG_FUNCTION_ARGS)
 	if (ARR_NDIM(array) == 0)
 		PG_RETURN_ARRAYTYPE_P(array);
 
-	/* Sort memory lives in its own context, freed here or by the ERROR path. */
+	/* Sort memory (and a lent page-locked buffer) lives in its own context, freed here or by the ERROR path. */
 	sort_cxt = AllocSetContextCreate(CurrentMemoryContext, "bitonic_sort gpu_sort",
 									 ALLOCSET_DEFAULT_SIZES);
 	if (ARR_NDIM(array) > 1 || BitonicKeyWidthForType(ARR_ELEMTYPE(array)) == BITONIC_KEY_NONE)
@@ -606,12 +627,15 @@ gpu_sort(PG_FUNCTION_ARGS)
 
 	nitems = (size_t) ARR_DIMS(array)[0];
 	nnulls = count_nulls(array, nitems);
-	room = result_room(ARR_ELEMTYPE(array), nitems - nnulls);
+	old_cxt = MemoryContextSwitchTo(sort_cxt);
+	pinned = pinned_pairs(ARR_ELEMTYPE(array), nitems - nnulls);
+	MemoryContextSwitchTo(old_cxt);
+	room = pinned ? 0 : result_room(ARR_ELEMTYPE(array), nitems - nnulls);
 	result = make_result(array, nitems, nnulls, nulls_first,
 						 get_typlen(ARR_ELEMTYPE(array)), room);
 
 	old_cxt = MemoryContextSwitchTo(sort_cxt);
-	sort_values(array, nitems - nnulls, descending, ARR_DATA_PTR(result));
+	sort_values(array, nitems - nnulls, descending, ARR_DATA_PTR(result), pinned);
 	MemoryContextSwitchTo(old_cxt);
 	MemoryContextDelete(sort_cxt);
 	/* give back the room the pairs took past the values (realloc shrinks in place) */

@@ -28,6 +28,7 @@ extern int	bitonic_sort_algorithm;	/* a bs_algorithm */
 extern int	bitonic_sort_cpu_threads;
 extern int	bitonic_sort_gpu_memory_limit;	/* MB */
 extern int	bitonic_sort_gpu_min_pairs;	/* -1: measured (gpu_auto.c) */
+extern int	bitonic_sort_gpu_pinned_memory;	/* MB */
 extern char *bitonic_sort_emu_fail;	/* emulated builds only */
 extern bool bitonic_sort_enable;
 extern int	bitonic_sort_min_rows;
@@ -72,6 +73,9 @@ extern bool BitonicGpuUsable(const char **reason);
 extern void BitonicSortChoice(double n, bool wide, bs_backend *backend, bs_algorithm *algorithm);
 extern void BitonicSortDescribe(double n, bool wide, const char **backend, const char **algorithm,
 								const char **why);
+
+/* pinned_pairs.c */
+extern void *BitonicPinnedPairs(size_t bytes, bool wide, size_t n);
 
 /* gpu_auto.c: what device = auto goes by */
 extern size_t BitonicGpuAutoFrom(bool wide);

@@ -7,6 +7,9 @@
 
 #include "core/threads.h"
 #include "core/unmapper.h"
+#ifdef BS_HAVE_CUDA
+#include "cuda/bs_cuda.h"
+#endif
 
 #include "utils/guc.h"
 
@@ -15,6 +18,7 @@ int			bitonic_sort_algorithm = BS_ALGO_AUTO;
 int			bitonic_sort_cpu_threads = 1;
 int			bitonic_sort_gpu_memory_limit = 1024;
 int			bitonic_sort_gpu_min_pairs = -1;
+int			bitonic_sort_gpu_pinned_memory = 256;
 char	   *bitonic_sort_emu_fail = NULL;
 #ifdef BITONIC_TEST_BUILD
 int			bitonic_sort_test_fault = BITONIC_FAULT_NONE;
@@ -82,6 +86,15 @@ assign_keep_memory(int newval, void *extra)
 	BitonicKeptMemoryTrim(BitonicKeepMemoryBytes(newval));
 }
 
+#ifdef BS_HAVE_CUDA
+/* Page-locked memory the backend holds beyond the new value goes back at once. */
+static void
+assign_gpu_pinned_memory(int newval, void *extra)
+{
+	bs_cuda_set_pinned_limit((size_t) newval << 20);
+}
+#endif
+
 /*
  * Register the settings and reserve the prefix.  What protects the server
  * (huge pages, memory a backend keeps after its sort, how long it keeps it)
@@ -139,6 +152,19 @@ BitonicGucInit(void)
 							PGC_USERSET,
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("bitonic_sort.gpu_pinned_memory",
+							"Sets how much page-locked host memory a backend keeps for the pairs of its GPU sorts.",
+							"gpu_sort builds the pairs of a GPU sort there, so they are copied to the device and "
+							"back without being locked page by page at every sort; a sort whose pairs need more "
+							"has its own memory locked for it, as when this is 0.  Held from the backend's first "
+							"GPU sort until the backend exits or the setting falls below it.",
+							&bitonic_sort_gpu_pinned_memory,
+							256,
+							0, 1024 * 1024,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							NULL, assign_gpu_pinned_memory, NULL);
 
 	DefineCustomIntVariable("bitonic_sort.gpu_min_pairs",
 							"Sets from how many pairs device = auto sorts on the GPU.",
