@@ -124,6 +124,7 @@ RESET bitonic_sort.emu_fail;
 -- (bitonic_sort.gpu_pinned_memory, the superuser's): held after the sort,
 -- given back by it (and by an ERROR), freed when the setting falls below it;
 -- pairs larger than the setting are registered for their sort, as before
+-- (float8's 70001 pairs: 1.1 MB; int8's keys alone take half that)
 SELECT context FROM pg_settings WHERE name = 'bitonic_sort.gpu_pinned_memory';
 SET bitonic_sort.gpu_pinned_memory = 0;
 SELECT substring(details from 'pinned=[^,]*') AS pinned FROM bitonic_sort_info() WHERE backend = 'cuda';
@@ -139,13 +140,15 @@ RESET bitonic_sort.emu_fail;
 SELECT substring(details from 'pinned=[^,]*') AS after_error FROM bitonic_sort_info() WHERE backend = 'cuda';
 SET bitonic_sort.gpu_pinned_memory = '1MB';
 SELECT substring(details from 'pinned=[^,]*') AS limit_lowered FROM bitonic_sort_info() WHERE backend = 'cuda';
-SELECT gpu_sort(a8) = ARRAY(SELECT x FROM unnest(a8) x ORDER BY x) AS larger_than_setting_registered
+SELECT gpu_sort(af) = ARRAY(SELECT x FROM unnest(af) x ORDER BY x) AS larger_than_setting_registered
 FROM arrays WHERE n = 70001;
 SELECT substring(details from 'pinned=[^,]*') AS pinned FROM bitonic_sort_info() WHERE backend = 'cuda';
 RESET bitonic_sort.gpu_pinned_memory;
 
--- device = auto with a usable device: 64-bit keys sorted alone stay on the
--- CPU (vqsort), pairs go to the GPU
+-- device = auto with a usable device: 64-bit keys sorted alone go to the
+-- GPU as 8-byte elements where it takes that shape (from 65536 here), as
+-- pairs go; a failed GPU sort of them falls back to the CPU as pairs do;
+-- where the GPU is taken from a larger size they stay on the CPU (vqsort)
 SET bitonic_sort.device = auto;
 SET enable_sort = off;
 CREATE TABLE emu_keys AS SELECT ((i * 7919) % 100003)::int8 AS a, i AS id FROM generate_series(1, 100000) i;
@@ -154,6 +157,13 @@ EXPLAIN (COSTS OFF) SELECT a FROM emu_keys ORDER BY a;
 EXPLAIN (COSTS OFF) SELECT a, id FROM emu_keys ORDER BY a;
 SELECT array_agg(a) = (SELECT array_agg(a ORDER BY a) FROM emu_keys) AS keys_alone_sorted
 FROM (SELECT a FROM emu_keys ORDER BY a) s;
+SET bitonic_sort.emu_fail = 'launch:1';
+SELECT array_agg(a) = (SELECT array_agg(a ORDER BY a DESC) FROM emu_keys) AS keys_alone_fell_back
+FROM (SELECT a FROM emu_keys ORDER BY a DESC) s;
+RESET bitonic_sort.emu_fail;
+SET bitonic_sort.gpu_min_pairs = 1000000;
+EXPLAIN (COSTS OFF) SELECT a FROM emu_keys ORDER BY a;
+SET bitonic_sort.gpu_min_pairs = 65536;
 DROP TABLE emu_keys;
 RESET enable_sort;
 RESET bitonic_sort.device;

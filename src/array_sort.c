@@ -225,7 +225,8 @@ pairs_bytes(Oid elemtype, size_t n)
 /*
  * Whether n values of this type are sorted as their keys alone: a 64-bit
  * key that determines the value (equal keys are equal values, so no
- * pointer is needed) and vqsort on the CPU, which sorts plain keys.
+ * pointer is needed) and a sorter of plain keys: the GPU's 8-byte kernels,
+ * or vqsort on the CPU (BitonicSortsKeysAlone).
  */
 static bool
 keys_alone(Oid elemtype, size_t n)
@@ -249,33 +250,38 @@ result_room(Oid elemtype, size_t n)
 
 /*
  * Sorted copy of n values sorted as their keys alone (keys_alone): each key
- * is its value XOR a constant, written into dst, sorted there and turned
- * back in place: the result's memory only, two streaming passes and vqsort
- * on plain 64-bit keys (half the bytes of pairs).
+ * is its value XOR a constant, written into `pinned` where the GPU sorts
+ * them (pinned_pairs), else into dst, sorted there and turned back into
+ * dst: two streaming passes and a sort of plain 64-bit keys (half the bytes
+ * of pairs), in the result's memory only where not on the GPU.
  */
 static void
-sort_keys_alone(ArrayType *array, size_t n, bool descending, char *dst)
+sort_keys_alone(ArrayType *array, size_t n, bool descending, char *dst, void *pinned)
 {
 	Oid			elemtype = ARR_ELEMTYPE(array);
-	PairsJob	job = {elemtype, ARR_DATA_PTR(array), dst, sizeof(uint64), descending,
+	char	   *keys = pinned ? (char *) pinned : dst;
+	PairsJob	job = {elemtype, ARR_DATA_PTR(array), keys, sizeof(uint64), descending,
 					   NULL, NULL, BitonicKeyXor64(elemtype, descending)};
 
 	run_pass(n, bitonic_sort_cpu_threads, xor_values, &job);
-	BitonicSortKeys64((uint64 *) dst, n);
-	job.src = dst;
+	BitonicSortKeys64((uint64 *) keys, n);
+	job.src = keys;
+	job.dst = dst;
 	run_pass(n, bitonic_sort_cpu_threads, xor_values, &job);
 }
 
 /*
- * Page-locked memory for the pairs of a sort of n values that goes to the
- * GPU (pinned_pairs.c), lent until the current memory context goes; NULL
- * where the pairs are built elsewhere (keys sorted alone, the CPU).
+ * Page-locked memory for the pairs (or keys alone) of a sort of n values
+ * that goes to the GPU (pinned_pairs.c), lent until the current memory
+ * context goes; NULL where the sort runs on the CPU.
  */
 static void *
 pinned_pairs(Oid elemtype, size_t n)
 {
-	if (n < 2 || keys_alone(elemtype, n))
+	if (n < 2)
 		return NULL;
+	if (keys_alone(elemtype, n))
+		return BitonicPinnedPairs(n * sizeof(uint64), false, n);
 	return BitonicPinnedPairs(pairs_bytes(elemtype, n),
 							  BitonicKeyWidthForType(elemtype) == BITONIC_KEY_64, n);
 }
@@ -299,7 +305,7 @@ sort_values(ArrayType *array, size_t nvalues, bool descending, char *dst, void *
 
 	if (keys_alone(elemtype, nvalues))
 	{
-		sort_keys_alone(array, nvalues, descending, dst);
+		sort_keys_alone(array, nvalues, descending, dst, pinned);
 		return;
 	}
 	if (pinned)

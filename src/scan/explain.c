@@ -119,15 +119,10 @@ BitonicScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* and where a WindowAgg was, the window functions it computes (window.c) */
 	if (state->window != NULL)
 		ExplainPropertyList("Window Functions", BitonicWindowFuncNames(state->window), es);
-	if (state->values != NULL)
-	{
-		/* keys alone are sorted by vqsort on the CPU, whatever takes pairs */
-		backend = "cpu";
-		algorithm = bs_algorithm_name(BS_ALGO_VQSORT);
-	}
-	else
-		BitonicSortDescribe(es->analyze ? (double) state->ntuples : BitonicScanInputRows(state),
-							!BitonicMultiSortNarrow(&state->ms), &backend, &algorithm, &why);
+	/* keys alone are 8-byte elements: the GPU's packed shape, or vqsort on the CPU */
+	BitonicSortDescribe(es->analyze ? (double) state->ntuples : BitonicScanInputRows(state),
+						state->values == NULL && !BitonicMultiSortNarrow(&state->ms),
+						&backend, &algorithm, &why);
 	ExplainPropertyText("Backend", backend, es);
 	/* under device = auto with a usable GPU: why this device (gpu_auto.c) */
 	if (why != NULL)

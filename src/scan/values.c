@@ -6,8 +6,9 @@
  * timestamp, timestamptz: BitonicKeyIsBijective, 64-bit), a row is its
  * value: the node stores no rows, only each value's key in one array (8
  * bytes a row, against a stored row, a pair and the room the pairs are
- * split into), and counts the NULLs.  vqsort sorts the keys alone, and emit
- * turns each key back into its value in a virtual slot.  Equal keys are
+ * split into), and counts the NULLs.  The keys are sorted alone (vqsort on
+ * the CPU, or the GPU's 8-byte kernels where the GPU takes that shape), and
+ * emit turns each key back into its value in a virtual slot.  Equal keys are
  * equal values, so no order of ties can be seen.  `SELECT DISTINCT a`, and
  * `SELECT a … ORDER BY a`, take this path.
  *
@@ -36,7 +37,7 @@ typedef struct BitonicValues
 /*
  * Whether the node sorts its input as keys alone, set up if so (at
  * ExecInit): one stored column, the one sort key, of a type whose exact
- * 64-bit key is its value, sorted by vqsort on the CPU.
+ * 64-bit key is its value, with a sorter of plain keys (BitonicSortsKeysAlone).
  */
 bool
 BitonicValuesStart(BitonicScanState *state, EState *estate)
