@@ -13,8 +13,11 @@
  *   bitonic, adaptive   the device-side sorter alone (bs_gpu_sort: every
  *               kernel launch of one sort on a buffer already on the GPU),
  *               timed with CUDA events
- *   host        bs_cuda_sort_pairs32/64 end to end on the host clock: staging,
- *               transfers, kernels, chunk merge (the standard sorter)
+ *   host        bs_cuda_sort_pairs32/64 end to end on the host clock:
+ *               registration (or staging), transfers, kernels, chunk merge
+ *               (the standard sorter)
+ *   pinned      the same on pairs in the page-locked buffer (cuda/pinned.cu,
+ *               as gpu_sort builds them): no registration
  *   cub         SortPairs on the same keys and pointers (keys and values in
  *               separate arrays, as CUB takes them), kernels only, events
  * Each sorter's keys are checked against CUB's.  Without a device it says
@@ -28,6 +31,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 /* Stop on a failed CUDA call, naming it. */
@@ -118,6 +122,7 @@ struct timings
 				bitonic = 1e30f,
 				adaptive = 1e30f,
 				host = 1e30f,
+				pinned = 1e30f,
 				cub = 1e30f;
 	bool		same = true;		/* every sorter's keys equal CUB's */
 };
@@ -155,6 +160,27 @@ time_ours(const std::vector<P> &a, P *d, void *scratch, bs_algorithm algo, const
 	keep_min(&t->d2h, elapsed(ev[2], ev[3]));
 	for (size_t i = 0; i < n; i++)
 		t->same &= key_of(out[i]) == cub_keys[i];
+}
+
+/* One rep of bs_cuda_sort end to end on a copy of a at p (host memory of n pairs); its keys against CUB's. */
+template<typename P, typename K>
+static void
+time_host(const std::vector<P> &a, P *p, const std::vector<K> &cub_keys, float *best, timings *t)
+{
+	size_t		n = a.size();
+	bs_options	opt = {BS_BACKEND_CUDA, BS_ALGO_BITONIC, 1, NULL, NULL};
+
+	memcpy(p, a.data(), n * sizeof(P));
+	auto		t0 = std::chrono::steady_clock::now();
+
+	if (host_sort(p, n, &opt) != BS_OK)
+	{
+		fprintf(stderr, "bs_cuda_sort failed: %s\n", bs_cuda_last_error());
+		exit(1);
+	}
+	keep_min(best, std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count());
+	for (size_t i = 0; i < n; i++)
+		t->same &= key_of(p[i]) == cub_keys[i];
 }
 
 /* One rep of CUB's SortPairs on the same keys and pointers (kernels timed); returns its sorted keys. */
@@ -219,12 +245,11 @@ static timings
 bench(size_t n, int reps, bool narrow)
 {
 	std::vector<P> a(n),
-				host;
+				host(n);
 	timings		t;
 	cudaEvent_t ev[4];
 	P		   *d;
 	void	   *scratch = nullptr;
-	bs_options	opt = {BS_BACKEND_CUDA, BS_ALGO_BITONIC, 1, NULL, NULL};
 
 	fill(a);
 	if (narrow)
@@ -239,17 +264,16 @@ bench(size_t n, int reps, bool narrow)
 
 		time_ours(a, d, scratch, BS_ALGO_BITONIC, cub_keys, ev, &t);
 		time_ours(a, d, scratch, BS_ALGO_ADAPTIVE, cub_keys, ev, &t);
-		host = a;
-		auto		t0 = std::chrono::steady_clock::now();
+		P		   *pinned = (P *) bs_cuda_pinned_lend(n * sizeof(P));
 
-		if (host_sort(host.data(), n, &opt) != BS_OK)
+		time_host(a, host.data(), cub_keys, &t.host, &t);
+		if (pinned == nullptr)
 		{
-			fprintf(stderr, "bs_cuda_sort failed: %s\n", bs_cuda_last_error());
+			fprintf(stderr, "no page-locked buffer of %zu bytes\n", n * sizeof(P));
 			exit(1);
 		}
-		keep_min(&t.host, std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count());
-		for (size_t i = 0; i < n; i++)
-			t.same &= key_of(host[i]) == cub_keys[i];
+		time_host(a, pinned, cub_keys, &t.pinned, &t);
+		bs_cuda_pinned_return(pinned);
 	}
 	CK(cudaFree(d));
 	CK(cudaFree(scratch));
@@ -262,8 +286,9 @@ bench(size_t n, int reps, bool narrow)
 static void
 print_row(const char *shape, size_t n, const timings &t)
 {
-	printf("| %s | 2^%d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %s |\n", shape, __builtin_ctzll(n),
-		   t.h2d, t.bitonic, t.adaptive, t.d2h, t.host, t.cub, t.bitonic / t.cub, t.same ? "yes" : "NO");
+	printf("| %s | 2^%d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2fx | %s |\n", shape,
+		   __builtin_ctzll(n), t.h2d, t.bitonic, t.adaptive, t.d2h, t.host, t.pinned, t.cub, t.bitonic / t.cub,
+		   t.same ? "yes" : "NO");
 }
 
 int
@@ -284,10 +309,12 @@ main(int argc, char **argv)
 		return 0;
 	}
 	bs_cuda_device_info(info, sizeof(info));
-	printf("%s\n\nms, best of %d; sorts on the device timed with CUDA events, host = bs_cuda_sort end to end\n\n",
-		   info, reps);
-	printf("| pairs | n | h2d | bitonic | adaptive | d2h | host | cub SortPairs | bitonic / cub | keys = cub's |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	/* the largest sort's pairs fit the page-locked buffer */
+	bs_cuda_set_pinned_limit(((size_t) 1 << hi) * sizeof(bs_pair64));
+	printf("%s\n\nms, best of %d; sorts on the device timed with CUDA events; host = bs_cuda_sort end to end "
+		   "(pairs registered for it), pinned = the same on pairs in the page-locked buffer\n\n", info, reps);
+	printf("| pairs | n | h2d | bitonic | adaptive | d2h | host | pinned | cub SortPairs | bitonic / cub | keys = cub's |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int k = lo; k <= hi; k++)
 	{
 		timings		t32 = bench<bs_pair32, uint32_t>((size_t) 1 << k, reps, false);
