@@ -66,9 +66,28 @@ BEGIN
 END $$;
 SELECT * FROM node_outputs('SELECT i, row_number() OVER (ORDER BY a) FROM sn');
 -- over the table's whole rows the scan keeps them as they are (the node
--- stores them from the pages) and the node puts the columns in order
+-- stores them from the pages), the node computes the window over them and
+-- its output puts the columns in the query's order
 SELECT * FROM node_outputs('SELECT id, a, f, s, i, n, row_number() OVER (ORDER BY s) FROM sn');
 SELECT same_rows('SELECT id, a, f, s, i, n, row_number() OVER (ORDER BY s, id) FROM sn');
+-- a plain scan projecting some of a table's columns: where the whole rows
+-- fit work_mem in at most twice the memory, the scan returns them whole,
+-- the node keeps them as they lie in the pages and its output maps the
+-- query's columns; a system column, the whole row, or a work_mem they would
+-- not fit keeps the projection
+CREATE TABLE sn_whole AS SELECT g AS id, (g * 7919) % 1000 AS k, g::float8 / 7 AS f, md5(g::text) AS s
+FROM generate_series(1, 30000) g;
+ANALYZE sn_whole;
+SELECT * FROM node_outputs('SELECT id, k FROM sn_whole ORDER BY k');
+SELECT same_order('SELECT id, k FROM sn_whole ORDER BY k, id');
+SELECT same_order('SELECT id, k, rank() OVER (PARTITION BY k ORDER BY f), row_number() OVER (PARTITION BY k ORDER BY f) FROM sn_whole ORDER BY id');
+SELECT same_rows('SELECT k, count(*), sum(f) FROM sn_whole GROUP BY k');
+SELECT * FROM node_outputs('SELECT ctid, k FROM sn_whole ORDER BY k');
+SELECT * FROM node_outputs('SELECT sn_whole, k FROM sn_whole ORDER BY k');
+SET work_mem = '2MB';
+SELECT * FROM node_outputs('SELECT id, k FROM sn_whole ORDER BY k');
+SET work_mem = '64MB';
+DROP TABLE sn_whole;
 EXPLAIN (COSTS OFF) SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn;
 SELECT same_rows('SELECT id, rank() OVER (PARTITION BY i ORDER BY f DESC NULLS LAST) FROM sn');
 EXPLAIN (COSTS OFF)

@@ -9,8 +9,10 @@
 
 #include <math.h>
 
+#include "access/table.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parsetree.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -402,6 +404,90 @@ stored_input(List *pathkeys, Path *input, List **attnos, List **sortops,
 	return input;
 }
 
+/* Bytes the node holds for a row of width bytes: the row with its header, a pair, a locator. */
+static double
+held_row_bytes(int width)
+{
+	return MAXALIGN(SizeofMinimalTupleHeader) + width + sizeof(bs_pair64) + sizeof(uint32);
+}
+
+/*
+ * The table's whole rows, as a scan that does not project returns them:
+ * every column in the table's order; NIL where a column was dropped.
+ */
+static List *
+table_columns(PlannerInfo *root, RelOptInfo *rel)
+{
+	Relation	relation = table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
+	TupleDesc	tupdesc = RelationGetDescr(relation);
+	List	   *columns = NIL;
+
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(tupdesc, i);
+
+		if (attr->attisdropped)
+		{
+			columns = NIL;
+			break;
+		}
+		columns = lappend(columns, makeVar(rel->relid, attr->attnum, attr->atttypid, attr->atttypmod,
+										   attr->attcollation, 0));
+	}
+	table_close(relation, NoLock);
+	return columns;
+}
+
+/*
+ * Where input is a plain sequential scan of a table that projects some of
+ * its columns (or a projection of such a scan to columns of it), the same
+ * scan returning the table's whole rows: the node
+ * then reads them a page at a time and keeps them as they lie in the pages
+ * (heap_read.c), mapping the columns at its output, instead of projecting
+ * and forming each row: 10M rows of (int8, float8, md5 text, int4), i and a
+ * of them sorted by a, 1.06-1.27 s projected against 0.66-0.69 s whole.
+ * Only where the whole rows fit work_mem and take at most twice the memory
+ * of the projected ones (past work_mem the runs would write the wider rows),
+ * and not for one column (keys alone store less still).  NULL otherwise.
+ */
+static Path *
+table_rows_scan(PlannerInfo *root, Path *input)
+{
+	Path	   *below = IsA(input, ProjectionPath) ? ((ProjectionPath *) input)->subpath : input;
+	RelOptInfo *rel = below->parent;
+	PathTarget *whole;
+	Path	   *scan;
+	List	   *columns;
+	ListCell   *lc;
+
+	if (!IsA(below, Path) || below->pathtype != T_SeqScan || below->parallel_aware ||
+		below->param_info != NULL || rel->reloptkind != RELOPT_BASEREL ||
+		rel->rtekind != RTE_RELATION || list_length(input->pathtarget->exprs) < 2 ||
+		!only_columns(input->pathtarget->exprs) || returns_table_rows(input))
+		return NULL;
+	foreach(lc, input->pathtarget->exprs)
+	{
+		Var		   *var = (Var *) strip_implicit_coercions(lfirst(lc));
+
+		/* a system column or the whole row is not among the table's columns */
+		if (!IsA(var, Var) || var->varno != rel->relid || var->varattno <= 0 || var->varlevelsup != 0)
+			return NULL;
+	}
+	columns = table_columns(root, rel);
+	if (columns == NIL)
+		return NULL;
+	whole = create_empty_pathtarget();
+	whole->exprs = columns;
+	set_pathtarget_cost_width(root, whole);
+	if (held_row_bytes(whole->width) > 2.0 * held_row_bytes(input->pathtarget->width) ||
+		input->rows * held_row_bytes(whole->width) > (double) work_mem * 1024.0)
+		return NULL;
+	scan = makeNode(Path);
+	memcpy(scan, below, sizeof(Path));
+	scan->pathtarget = whole;
+	return scan;
+}
+
 /*
  * input with the pathkeys' expressions it does not output added after its
  * columns (a projection), as the native Sort adds them to its input's target
@@ -458,7 +544,14 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 	input = input_with_keys(root, input, pathkeys);
 	if (input == NULL)
 		return NULL;
-	stored = stored_input(pathkeys, input, &attnos, &sortops, &collations, &nulls_first);
+	/* the table's whole rows kept, the input's columns mapped at the output */
+	stored = table_rows_scan(root, input);
+	if (stored == NULL ||
+		!match_sort_columns(pathkeys, stored->pathtarget, &attnos, &sortops, &collations, &nulls_first))
+	{
+		attnos = sortops = collations = nulls_first = NIL;
+		stored = stored_input(pathkeys, input, &attnos, &sortops, &collations, &nulls_first);
+	}
 	if (stored == NULL)
 		return NULL;
 

@@ -51,12 +51,13 @@ numbering_func(WindowFunc *wfunc, Index winref)
 }
 
 /*
- * Append to *attnos, *eqops and *collations the column of target and the
- * equality operator of each clause; false where a clause's column is not
- * found in target.
+ * Append to *attnos, *eqops and *collations the column of stored (the rows
+ * the node keeps) holding each clause's expression, found in target (the
+ * node's input, which carries the clauses' sort references), and the
+ * clause's equality operator; false where a clause's column is not found.
  */
 static bool
-clause_columns(List *clauses, PathTarget *target, List **attnos, List **eqops,
+clause_columns(List *clauses, PathTarget *target, PathTarget *stored, List **attnos, List **eqops,
 			   List **collations)
 {
 	ListCell   *lc;
@@ -66,24 +67,33 @@ clause_columns(List *clauses, PathTarget *target, List **attnos, List **eqops,
 		SortGroupClause *sgc = lfirst(lc);
 		int			i = 0;
 		ListCell   *le;
-		bool		found = false;
+		Expr	   *expr = NULL;
+		int			column;
 
 		if (target->sortgrouprefs == NULL)
 			return false;
 		foreach(le, target->exprs)
 		{
-			if (target->sortgrouprefs[i] == sgc->tleSortGroupRef)
+			if (target->sortgrouprefs[i++] == sgc->tleSortGroupRef)
 			{
-				*attnos = lappend_int(*attnos, i + 1);
-				*eqops = lappend_oid(*eqops, sgc->eqop);
-				*collations = lappend_oid(*collations, exprCollation(lfirst(le)));
-				found = true;
+				expr = lfirst(le);
 				break;
 			}
-			i++;
 		}
-		if (!found)
+		column = -1;
+		foreach(le, stored->exprs)
+		{
+			if (expr != NULL && equal(lfirst(le), expr))
+			{
+				column = foreach_current_index(le);
+				break;
+			}
+		}
+		if (column < 0)
 			return false;
+		*attnos = lappend_int(*attnos, column + 1);
+		*eqops = lappend_oid(*eqops, sgc->eqop);
+		*collations = lappend_oid(*collations, exprCollation((Node *) expr));
 	}
 	return true;
 }
@@ -97,6 +107,7 @@ static Path *
 absorbed_window(WindowAggPath *window)
 {
 	CustomPath *sort = (CustomPath *) window->subpath;
+	PathTarget *stored;
 	WindowClause *wc = window->winclause;
 	List	   *funcs = NIL;
 	List	   *part_attnos = NIL,
@@ -110,10 +121,10 @@ absorbed_window(WindowAggPath *window)
 	bool		needs_peers = false;
 	ListCell   *lc;
 
-	/* the node must store its input's rows as they are (no mapped output) */
-	if (!BitonicIsSortPath(window->subpath) || list_length(sort->custom_private) != 5 ||
-		((Path *) linitial(sort->custom_paths))->pathtarget != sort->path.pathtarget)
+	if (!BitonicIsSortPath(window->subpath) || list_length(sort->custom_private) != 5)
 		return NULL;
+	/* the clauses' columns among the rows the node stores (a table's whole rows, say) */
+	stored = ((Path *) linitial(sort->custom_paths))->pathtarget;
 	if (window->qual != NIL)
 		return NULL;
 #if PG_VERSION_NUM >= 170000
@@ -134,9 +145,9 @@ absorbed_window(WindowAggPath *window)
 			needs_peers = true;
 	}
 	/* row_number() alone counts rows: no peers to tell apart, no comparison per row */
-	if (!clause_columns(wc->partitionClause, sort->path.pathtarget,
+	if (!clause_columns(wc->partitionClause, sort->path.pathtarget, stored,
 						&part_attnos, &part_eqops, &part_collations) ||
-		(needs_peers && !clause_columns(wc->orderClause, sort->path.pathtarget,
+		(needs_peers && !clause_columns(wc->orderClause, sort->path.pathtarget, stored,
 										&order_attnos, &order_eqops, &order_collations)))
 		return NULL;
 	spec = list_make4(funcs, part_attnos, part_eqops, part_collations);
