@@ -4,9 +4,10 @@
  * budget twice over is sorted in place: the caller's pairs are registered
  * with the driver (page-locked; pairs in pinned.cu's lent buffer are so
  * already) and copied straight to the device and back, with a device copy
- * of the input kept to restore them should the copy back fail.  Otherwise (or where the pairs cannot be registered), pinned
- * double-buffered staging with asynchronous copies, inputs larger than the
- * budget sorted in chunks and merged on the host.  Every CUDA call checked,
+ * of the input kept to restore them should the copy back fail.  Otherwise
+ * (or where the pairs cannot be registered), pinned double-buffered
+ * staging with asynchronous copies, inputs larger than the budget sorted
+ * in chunks and merged on the host.  Every CUDA call checked,
  * and every device allocation, pinned buffer, registration, stream and event
  * freed on every path.
  */
@@ -216,8 +217,8 @@ sort_chunks(bs_gpu_job<P> *job, const P *pairs, P *runs, size_t n, bs_algorithm 
 /*
  * Sort n pairs where they are: registered (unless they lie in the lent
  * page-locked buffer), copied to the device (and kept there), sorted,
- * copied back.  A failure before the copy back leaves the
- * pairs as they were; a failed copy back is undone from the kept input, and
+ * copied back.  A failure before the copy back leaves the pairs as they
+ * were; a failed copy back is undone from the kept input, and
  * only where that fails too (a lost device) is BS_ERR_DEVICE_LOST returned,
  * the pairs partly overwritten.  BS_ERR_UNSUPPORTED, nothing done, where the
  * driver cannot register the pairs.

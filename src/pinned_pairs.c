@@ -9,9 +9,7 @@
 
 #ifdef BS_HAVE_CUDA
 #include "cuda/bs_cuda.h"
-#endif
 
-#ifdef BS_HAVE_CUDA
 /* Give the buffer back (a memory context's reset callback). */
 static void
 return_pinned(void *arg)

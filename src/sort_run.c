@@ -309,9 +309,8 @@ run_sort(bool wide, void *pairs, size_t n)
 bool
 BitonicSortsKeysAlone(size_t n)
 {
-	if (choose_backend(n, false) == BS_BACKEND_CUDA)
-		return true;
-	return bitonic_sort_device != BITONIC_DEVICE_GPU &&
+	/* under device = gpu the GPU always takes them */
+	return choose_backend(n, false) == BS_BACKEND_CUDA ||
 		algorithm_on(BS_BACKEND_CPU, n) == BS_ALGO_VQSORT;
 }
 

@@ -9,15 +9,14 @@
 
 #include <math.h>
 
-#include "access/table.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
-#include "parser/parsetree.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/plancat.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
@@ -412,29 +411,24 @@ held_row_bytes(int width)
 }
 
 /*
- * The table's whole rows, as a scan that does not project returns them:
- * every column in the table's order; NIL where a column was dropped.
+ * The table's whole rows, as a scan that does not project returns them
+ * (PostgreSQL's physical target list): every column in the table's order;
+ * NIL where a column was dropped (a NULL constant stands there).
  */
 static List *
 table_columns(PlannerInfo *root, RelOptInfo *rel)
 {
-	Relation	relation = table_open(planner_rt_fetch(rel->relid, root)->relid, NoLock);
-	TupleDesc	tupdesc = RelationGetDescr(relation);
 	List	   *columns = NIL;
+	ListCell   *lc;
 
-	for (int i = 0; i < tupdesc->natts; i++)
+	foreach(lc, build_physical_tlist(root, rel))
 	{
-		Form_pg_attribute attr = TupleDescAttr(tupdesc, i);
+		Expr	   *expr = ((TargetEntry *) lfirst(lc))->expr;
 
-		if (attr->attisdropped)
-		{
-			columns = NIL;
-			break;
-		}
-		columns = lappend(columns, makeVar(rel->relid, attr->attnum, attr->atttypid, attr->atttypmod,
-										   attr->attcollation, 0));
+		if (!IsA(expr, Var))
+			return NIL;
+		columns = lappend(columns, expr);
 	}
-	table_close(relation, NoLock);
 	return columns;
 }
 

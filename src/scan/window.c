@@ -65,7 +65,6 @@ clause_columns(List *clauses, PathTarget *target, PathTarget *stored, List **att
 	foreach(lc, clauses)
 	{
 		SortGroupClause *sgc = lfirst(lc);
-		int			i = 0;
 		ListCell   *le;
 		Expr	   *expr = NULL;
 		int			column;
@@ -74,7 +73,7 @@ clause_columns(List *clauses, PathTarget *target, PathTarget *stored, List **att
 			return false;
 		foreach(le, target->exprs)
 		{
-			if (target->sortgrouprefs[i++] == sgc->tleSortGroupRef)
+			if (target->sortgrouprefs[foreach_current_index(le)] == sgc->tleSortGroupRef)
 			{
 				expr = lfirst(le);
 				break;
