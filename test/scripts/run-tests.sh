@@ -10,12 +10,15 @@
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
+# "== part (at N s)": where make test's time goes
+t_start=$SECONDS
+section() { echo "== $1 (at $((SECONDS - t_start)) s)"; }
 # locales-all: the tests sort text in a real libc collation (en_US.utf8)
 SUMMARY_ON_FAILURE=1 setup_all locales-all
 # 128 MB of 2 MB pages: the tests of bitonic_sort.huge_pages take buffers from it
 reserve_huge_pages 64
 
-echo "== pg_regress"
+section "pg_regress"
 rm -rf results regression.diffs regression.out
 make -s installcheck >tmp/regress.log 2>&1
 regress_rc=$?
@@ -31,17 +34,17 @@ if [ "$regress_rc" -ne 0 ] || [ "$r_fail" -ne 0 ]; then
 	tail -5 tmp/regress.log
 fi
 
-echo "== the README's examples"
+section "the README's examples"
 rm -f tmp/readme.counts
 test/scripts/run-readme.sh tmp/readme.counts
 read -r m_pass m_fail <tmp/readme.counts || { m_pass=0; m_fail=1; }
 
-echo "== concurrent sorts"
+section "concurrent sorts"
 rm -f tmp/conc.counts
 test/scripts/run-concurrency.sh tmp/conc.counts
 read -r c_pass c_fail <tmp/conc.counts || { c_pass=0; c_fail=1; }
 
-echo "== sharded ORDER BY (postgres_fdw, a coordinator and two shards)"
+section "sharded ORDER BY (postgres_fdw, a coordinator and two shards)"
 rm -f tmp/sharded.counts
 test/scripts/run-sharded.sh tmp/sharded.counts
 read -r s_pass s_fail <tmp/sharded.counts || { s_pass=0; s_fail=1; }
@@ -54,7 +57,7 @@ read -r f_pass f_fail <tmp/full.counts || { f_pass=0; f_fail=1; }
 # runs alone at the end): pg_regress against the emulated CUDA backend runs
 # beside them, in a build and a cluster of its own (the unit tests need
 # neither), its output shown after theirs.
-echo "== unit tests (pg_regress with the CUDA backend emulated runs beside them)"
+section "unit tests (pg_regress with the CUDA backend emulated runs beside them)"
 stop_cluster
 rm -f tmp/unit.counts tmp/emu.counts
 make -s unit-build
@@ -64,9 +67,10 @@ UNIT_COUNTS=tmp/unit.counts make -s unit
 read -r u_pass u_fail <tmp/unit.counts || { u_pass=0; u_fail=1; }
 wait "$emu_pid"
 
-echo "== pg_regress, CUDA backend emulated"
+section "pg_regress, CUDA backend emulated"
 cat tmp/emu-regress.out
 read -r e_pass e_fail <tmp/emu.counts || { e_pass=0; e_fail=1; }
 
+section "done"
 echo "$((r_pass + m_pass + c_pass + s_pass + f_pass + u_pass + e_pass)) passed, $((r_fail + m_fail + c_fail + s_fail + f_fail + u_fail + e_fail)) failed"
 [ $((r_fail + m_fail + c_fail + s_fail + f_fail + u_fail + e_fail)) -eq 0 ]
