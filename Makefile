@@ -69,7 +69,7 @@ OBJS = \
 	src/scan/row_form.o \
 	src/scan/store.o \
 	src/scan/runs.o \
-	src/scan/run_tape.o \
+	src/scan/run_file.o \
 	src/scan/explain.o \
 	src/scan/slot.o \
 	src/scan/place.o \

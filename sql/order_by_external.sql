@@ -232,6 +232,10 @@ SELECT (p ->> 'Runs')::int > 100 AS many_runs,
        (p ->> 'Merge Order')::int BETWEEN 2 AND 8 AS order_within_work_mem,
        (p ->> 'Disk')::int > 4000 AS disk_used
 FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+-- the merges' read buffers are given back with their runs: each run still
+-- fills work_mem (700,000 keys of 8 bytes in 56 kB: about 150 runs)
+SELECT (p ->> 'Runs')::int BETWEEN 100 AND 1000 AS keys_alone_runs_fill_work_mem
+FROM ext_plan('SELECT k FROM ext_keys ORDER BY k') p;
 -- in every format, each line of the external sort
 CREATE FUNCTION ext_formats(q text) RETURNS TABLE (explain_format text, lines_shown boolean)
 LANGUAGE plpgsql AS $$

@@ -282,13 +282,13 @@ forget_sort(BitonicScanState *state)
 }
 
 /*
- * Count the runs' memory (their tapes and the next run's write buffer) in
+ * Count the runs' memory (their write buffer, and what a merge keeps) in
  * what the node holds, so that the next run takes what work_mem leaves.
  */
 static void
 count_runs_bytes(BitonicScanState *state)
 {
-	state->runs_bytes = BitonicRunsBytes(state->runs) + BLCKSZ;
+	state->runs_bytes = BitonicRunsBytes(state->runs);
 }
 
 /* Start the external sort: the rows held will be its first run. */
@@ -390,6 +390,29 @@ write_run(BitonicScanState *state)
 }
 
 /*
+ * After a run of `rows` rows in `row_bytes` of blocks is written mid-input:
+ * reserve seven eighths of its pairs and of its rows' memory for the next
+ * run, which is about as large, so that the pairs do not grow by copies
+ * into fresh pages and the rows' first block is faulted in on the prefault
+ * thread, as load_rows does for the first run.  Seven eighths: a run
+ * reserved whole would hold work_mem before its first row.
+ */
+static void
+reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
+{
+	void	   *pairs;
+	size_t		pair_bytes;
+
+	if (state->values != NULL)
+		return;
+	BitonicMultiSortReserve(&state->ms, rows - rows / 8);
+	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
+	if (pair_bytes >= HUGE_PAGE_BYTES)
+		BitonicStorePrefault(&state->store, pairs, pair_bytes);
+	BitonicScanBoundStore(state);
+}
+
+/*
  * The rows held outgrow work_mem: they become a run of the external sort
  * (runs.c), and the node goes on with an empty memory.  Where the worker
  * places rows, the rows it has not placed yet (the last read) wait in a
@@ -401,6 +424,8 @@ spill(BitonicScanState *state)
 {
 	Tuplestorestate *stage = NULL;
 	TupleTableSlot *slot;
+	size_t		rows;
+	size_t		row_bytes;
 
 	if (state->runs == NULL)
 		begin_runs(state);
@@ -409,7 +434,10 @@ spill(BitonicScanState *state)
 		stage = tuplestore_begin_heap(false, false, SPILL_STAGE_KB);
 		BitonicIngestHandOver(state, stage);
 	}
+	rows = state->ntuples;
+	row_bytes = state->store.bytes;
 	write_run(state);
+	reserve_next_run(state, rows, row_bytes);
 	if (stage == NULL)
 		return;
 	slot = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor, &TTSOpsMinimalTuple);
@@ -767,7 +795,7 @@ note_runs(BitonicScanState *state)
 	state->runs_written = runs->initial_runs;
 	state->merge_passes = Max(state->merge_passes, (uint32) runs->passes);
 	state->merge_order = Max(state->merge_order, (uint32) Min(runs->order, runs->initial_runs));
-	state->disk_bytes = Max(state->disk_bytes, runs->disk_blocks * BLCKSZ);
+	state->disk_bytes = Max(state->disk_bytes, runs->disk.peak);
 	state->peak_bytes = Max(state->peak_bytes, runs->peak_bytes);
 }
 

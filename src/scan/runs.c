@@ -3,8 +3,8 @@
  *
  * Where the rows outgrow work_mem, the node sorts what it holds with the
  * sorter it uses in memory, and hands the rows here in order: each becomes
- * a record of a run on a logical tape (PostgreSQL's temporary-file layer,
- * as tuplesort's runs: temp_tablespaces, temp_file_limit, log_temp_files,
+ * a record of a run in a temporary file of PostgreSQL's (run_file.c: as
+ * for tuplesort's runs, temp_tablespaces, temp_file_limit, log_temp_files,
  * the temp file statistics and the clean-up at an error apply), with the
  * normalized key of its first sort column.  The node then frees its memory
  * and goes on with the next run.
@@ -29,14 +29,17 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-/* Largest read buffer of a tape in a merge. */
+/* Largest read buffer of a run in a merge, and the largest write buffer. */
 #define RUNS_MAX_BUFFER ((size_t) 256 * 1024)
+
+/* Share of the memory a run's write buffer takes (1/32: 128 kB of 4 MB). */
+#define RUNS_WRITE_SHARE 32
 
 /* Most runs merged at once. */
 #define RUNS_MAX_ORDER 2048
 
-/* Memory of the tape set and of the tape being written, besides the merge's. */
-#define RUNS_FIXED_BYTES ((size_t) 2 * BLCKSZ + 1024)
+/* Memory of the runs' state besides their buffers and the merge's readers. */
+#define RUNS_FIXED_BYTES ((size_t) 1024)
 
 /* Memory of the tuplestore of a merge that may go backwards, before it goes to disk. */
 #define RUNS_MERGED_KB 64
@@ -44,25 +47,36 @@
 /* Rows between interrupt checks. */
 #define RUNS_CHECK_EVERY 1024
 
-/* Memory of a reader besides its tape's buffer: its slot, its record, the tree. */
+/* Memory of a reader besides its buffer: its slot, a row cut by the buffer's end, the tree. */
 static size_t
 reader_bytes(TupleDesc tupdesc, double row_bytes)
 {
 	return sizeof(BitonicRunReader) + sizeof(int) + sizeof(BitonicRun) +
 		MAXALIGN(sizeof(MinimalTupleTableSlot)) +
 		MAXALIGN(tupdesc->natts * (sizeof(Datum) + sizeof(bool))) +
-		2 * MAXALIGN((size_t) row_bytes) + 256;
+		MAXALIGN((size_t) row_bytes) + 256;
+}
+
+/* The write buffer for a sort of mem_limit bytes: a share of it, in blocks. */
+static size_t
+write_buffer_size(size_t mem_limit)
+{
+	size_t		size = TYPEALIGN_DOWN(BLCKSZ, Min(mem_limit / RUNS_WRITE_SHARE, RUNS_MAX_BUFFER));
+
+	return Max(size, BLCKSZ);
 }
 
 /*
- * Choose the tapes' read buffer and the merge order: a buffer that lets the
+ * Choose the runs' read buffer and the merge order: a buffer that lets the
  * runs the planner's estimate comes to be merged at once, within the
- * memory the merge has, from one block to RUNS_MAX_BUFFER.
+ * memory the merge has besides the write buffer, from one block to
+ * RUNS_MAX_BUFFER.
  */
 static void
 plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes)
 {
-	size_t		fixed = RUNS_FIXED_BYTES + (runs->random_access ? RUNS_MERGED_KB * 1024 : 0);
+	size_t		fixed = RUNS_FIXED_BYTES + runs->writer.size +
+		(runs->random_access ? RUNS_MERGED_KB * 1024 : 0);
 	size_t		budget = mem_limit > fixed ? mem_limit - fixed : 0;
 	size_t		per_reader = reader_bytes(runs->tupdesc, row_bytes);
 	double		expected_runs = Max(2.0, ceil(expected_bytes / Max(mem_limit * 0.6, 1.0)) + 1);
@@ -92,6 +106,9 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	BitonicRuns *runs = palloc0(sizeof(BitonicRuns));
 
 	runs->cxt = cxt;
+	/* small blocks: a buffer is a block of its own, freed (and uncounted) with its run */
+	runs->read_cxt = AllocSetContextCreate(cxt, "bitonic_sort run buffers",
+										   ALLOCSET_SMALL_SIZES);
 	runs->ms = ms;
 	runs->nkeys = nkeys;
 	runs->attnos = attnos;
@@ -99,31 +116,26 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->keys_decide = runs->key_exact && nkeys == 1;
 	runs->tupdesc = tupdesc;
 	runs->random_access = random_access;
+	BitonicRunWriterInit(&runs->writer, write_buffer_size(mem_limit), &runs->disk);
 	plan_merge(runs, mem_limit, expected_bytes, row_bytes);
 	runs->runs_cap = 16;
 	runs->runs = palloc(sizeof(BitonicRun) * runs->runs_cap);
-	runs->tapes = LogicalTapeSetCreate(false, NULL, -1);
 	MemoryContextSwitchTo(old);
 	return runs;
 }
 
-/* Count the memory and the disk the runs take now in their peaks. */
+/* Count the memory the runs take now in its peak (the files count their own). */
 static void
 note_peak(BitonicRuns *runs)
 {
 	runs->peak_bytes = Max(runs->peak_bytes, MemoryContextMemAllocated(runs->cxt, true));
-	runs->disk_blocks = Max(runs->disk_blocks, (int64) LogicalTapeSetBlocks(runs->tapes));
 }
 
 /* Start a run; its rows follow in order (BitonicRunsPut). */
 void
 BitonicRunsStartRun(BitonicRuns *runs)
 {
-	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
-
-	Assert(runs->writing == NULL);
-	runs->writing = LogicalTapeCreate(runs->tapes);
-	MemoryContextSwitchTo(old);
+	BitonicRunWriterBegin(&runs->writer);
 }
 
 /*
@@ -133,13 +145,11 @@ BitonicRunsStartRun(BitonicRuns *runs)
 void
 BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 {
-	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
 	uint64		key = 0;
 
 	if (!isnull && runs->ms->key_of != NULL)
 		key = BitonicMultiSortKeyOf(runs->ms, value);
-	BitonicRunTapePut(runs->writing, key, isnull, tuple);
-	MemoryContextSwitchTo(old);
+	BitonicRunWriterPut(&runs->writer, key, isnull, tuple);
 }
 
 /* A reader's class in the merge's order, before its key: see set_rank. */
@@ -152,7 +162,7 @@ BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 static inline void
 set_rank(const BitonicRuns *runs, BitonicRunReader *reader)
 {
-	reader->rank = reader->tape == NULL ? RANK_ENDED :
+	reader->rank = reader->file == RUN_FILE_NONE ? RANK_ENDED :
 		!reader->isnull ? RANK_KEY :
 		runs->ms->nulls_first ? RANK_NULLS_FIRST : RANK_NULLS_LAST;
 }
@@ -248,7 +258,7 @@ winner(BitonicRuns *runs)
 {
 	BitonicRunReader *reader = &runs->readers[runs->tree[0]];
 
-	return reader->tape != NULL ? reader : NULL;
+	return reader->file != RUN_FILE_NONE ? reader : NULL;
 }
 
 /* Read the winner's next row and play it up the tree. */
@@ -257,14 +267,14 @@ advance(BitonicRuns *runs)
 {
 	int			w = runs->tree[0];
 
-	(void) BitonicRunTapeNext(&runs->readers[w]);
+	(void) BitonicRunReaderNext(&runs->readers[w]);
 	set_rank(runs, &runs->readers[w]);
 	replay(runs, w);
 }
 
 /*
- * Read runs [first, first + n) (each tape's read buffer comes with its
- * first read) and play the loser tree; the tapes are the readers' now.
+ * Read runs [first, first + n), each through a buffer of its own, and play
+ * the loser tree; the files are the readers' now (each deleted once read).
  */
 static void
 open_readers(BitonicRuns *runs, int first, int n)
@@ -282,9 +292,10 @@ open_readers(BitonicRuns *runs, int first, int n)
 			reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
 		/* one column with an exact key: the keys alone decide */
 		reader->compare_rows = !runs->keys_decide;
-		reader->tape = runs->runs[first + i].tape;
-		runs->runs[first + i].tape = NULL;
-		(void) BitonicRunTapeNext(reader);
+		BitonicRunReaderOpen(reader, runs->runs[first + i].file, runs->runs[first + i].bytes,
+							 runs->buffer_size, runs->read_cxt, &runs->disk);
+		runs->runs[first + i].file = RUN_FILE_NONE;
+		(void) BitonicRunReaderNext(reader);
 		set_rank(runs, reader);
 	}
 	runs->nreaders = n;
@@ -294,7 +305,7 @@ open_readers(BitonicRuns *runs, int first, int n)
 }
 
 /*
- * Merge the last n runs into one run on a new tape, a level above the
+ * Merge the last n runs into one run in a new file, a level above the
  * highest of them.
  */
 static void
@@ -302,32 +313,29 @@ merge_tail(BitonicRuns *runs, int n)
 {
 	int			first = runs->nruns - n;
 	int			level = 0;
-	LogicalTape *out;
 	BitonicRunReader *reader;
 	uint64		i = 0;
 
 	for (int r = first; r < runs->nruns; r++)
 		level = Max(level, runs->runs[r].level + 1);
 	open_readers(runs, first, n);
-	out = LogicalTapeCreate(runs->tapes);
+	BitonicRunWriterBegin(&runs->writer);
 	while ((reader = winner(runs)) != NULL)
 	{
-		BitonicRunTapePut(out, reader->key, reader->isnull, reader->tuple);
+		BitonicRunWriterPut(&runs->writer, reader->key, reader->isnull, reader->tuple);
 		advance(runs);
 		if ((++i % RUNS_CHECK_EVERY) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	note_peak(runs);
-	LogicalTapeRewindForRead(out, runs->buffer_size);
-	runs->runs[first].tape = out;
+	runs->runs[first].file = BitonicRunWriterEnd(&runs->writer, &runs->runs[first].bytes);
 	runs->runs[first].level = level;
 	runs->nruns = first + 1;
 }
 
 /*
- * The run is written: rewind it for its merge (its write buffer is freed,
- * its read buffer comes with its first read), and merge the last `order`
- * runs where they are all of one level.
+ * The run is written: keep its file for its merge, and merge the last
+ * `order` runs where they are all of one level.
  */
 void
 BitonicRunsEndRun(BitonicRuns *runs)
@@ -335,16 +343,14 @@ BitonicRunsEndRun(BitonicRuns *runs)
 	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
 
 	note_peak(runs);
-	LogicalTapeRewindForRead(runs->writing, runs->buffer_size);
 	if (runs->nruns == runs->runs_cap)
 	{
 		runs->runs_cap *= 2;
 		runs->runs = repalloc(runs->runs, sizeof(BitonicRun) * runs->runs_cap);
 	}
-	runs->runs[runs->nruns].tape = runs->writing;
+	runs->runs[runs->nruns].file = BitonicRunWriterEnd(&runs->writer, &runs->runs[runs->nruns].bytes);
 	runs->runs[runs->nruns].level = 0;
 	runs->nruns++;
-	runs->writing = NULL;
 	runs->initial_runs++;
 	for (;;)
 	{
@@ -455,14 +461,14 @@ BitonicRunsRestore(BitonicRuns *runs)
 	tuplestore_copy_read_pointer(runs->merged, 1, 0);
 }
 
-/* Memory the runs take now: tape set, buffers, readers, the merge's tuplestore. */
+/* Memory the runs take now: buffers, readers, the merge's tuplestore. */
 size_t
 BitonicRunsBytes(BitonicRuns *runs)
 {
 	return MemoryContextMemAllocated(runs->cxt, true);
 }
 
-/* Free the runs: their slots, tuplestore, temporary file and memory. */
+/* Free the runs: their slots, tuplestore, temporary files and memory. */
 void
 BitonicRunsEnd(BitonicRuns *runs)
 {
@@ -470,12 +476,22 @@ BitonicRunsEnd(BitonicRuns *runs)
 	{
 		for (int i = 0; i < runs->order; i++)
 		{
-			if (runs->readers[i].slot != NULL)
-				ExecDropSingleTupleTableSlot(runs->readers[i].slot);
+			BitonicRunReader *reader = &runs->readers[i];
+
+			if (reader->file != RUN_FILE_NONE && i < runs->nreaders)
+				BitonicRunFileDrop(reader->file, reader->end, &runs->disk);
+			if (reader->slot != NULL)
+				ExecDropSingleTupleTableSlot(reader->slot);
 		}
 	}
+	for (int r = 0; r < runs->nruns; r++)
+	{
+		if (runs->runs[r].file != RUN_FILE_NONE)
+			BitonicRunFileDrop(runs->runs[r].file, runs->runs[r].bytes, &runs->disk);
+	}
+	if (runs->writer.file != RUN_FILE_NONE)
+		BitonicRunFileDrop(runs->writer.file, runs->writer.written, &runs->disk);
 	if (runs->merged != NULL)
 		tuplestore_end(runs->merged);
-	LogicalTapeSetClose(runs->tapes);
 	MemoryContextDelete(runs->cxt);
 }

@@ -1,28 +1,29 @@
 /*
  * scan/runs.h — the external sort of a BitonicSort node whose rows outgrow
- * work_mem: runs sorted in memory, written to logical tapes with their
+ * work_mem: runs sorted in memory, written to temporary files with their
  * keys, and merged on those keys (runs.c).
  */
 #ifndef BITONIC_SCAN_RUNS_H
 #define BITONIC_SCAN_RUNS_H
 
 #include "bitonic_sort.h"
-#include "scan/run_tape.h"
+#include "scan/run_file.h"
 
 #include "utils/tuplestore.h"
 
-/* One run on its tape; level: how many merges its rows have been through. */
+/* One run in its file; level: how many merges its rows have been through. */
 typedef struct BitonicRun
 {
-	LogicalTape *tape;
+	File		file;
+	off_t		bytes;
 	int			level;
 } BitonicRun;
 
 /* The runs of one sort, and their merge. */
 typedef struct BitonicRuns
 {
-	MemoryContext cxt;			/* tapes, buffers, readers and the merge's state */
-	LogicalTapeSet *tapes;
+	MemoryContext cxt;			/* buffers, readers and the merge's state */
+	MemoryContext read_cxt;		/* the readers' buffers, each a block of its own */
 	const BitonicMultiSort *ms; /* the node's: comparators, key function, NULL order */
 	int			nkeys;
 	const AttrNumber *attnos;
@@ -33,9 +34,10 @@ typedef struct BitonicRuns
 	BitonicRun *runs;			/* in input order (ties go to the earlier run) */
 	int			nruns;
 	int			runs_cap;
-	LogicalTape *writing;		/* the run being written, or NULL */
+	BitonicRunWriter writer;	/* the run being written, if its file is open */
+	BitonicRunDisk disk;		/* bytes of the runs' files */
 
-	size_t		buffer_size;	/* read buffer of each tape in a merge */
+	size_t		buffer_size;	/* read buffer of each run in a merge */
 	int			order;			/* most runs merged at once */
 
 	BitonicRunReader *readers;	/* one per run of the merge, slots made once */
@@ -49,7 +51,6 @@ typedef struct BitonicRuns
 	/* for EXPLAIN ANALYZE */
 	int			initial_runs;	/* runs written from memory */
 	int			passes;			/* most merges a row goes through, the final one included */
-	int64		disk_blocks;	/* blocks of the tape set, at most */
 	size_t		peak_bytes;		/* memory of cxt, at most */
 } BitonicRuns;
 

@@ -40,7 +40,8 @@ check() {
 }
 
 # 60,000 rows of about 70 bytes: runs of about 4.6 MB at work_mem 64kB;
-# the 20,000 of them with id % 3 = 0 make about 1.5 MB of runs
+# the 12,000 of them with id % 5 = 0, each twice, make about 3.2 MB of runs
+# at their peak (five merge passes at 64kB: a merge's output beside its inputs)
 psql -X -q -v ON_ERROR_STOP=1 >"$log" 2>&1 <<SQL || { cat "$log"; exit 1; }
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 CREATE TABLESPACE bs_full LOCATION '$space';
@@ -98,7 +99,7 @@ check "writing runs: the external sort was the one writing" \
 	grep -q 'Spilled: true' <<<"$(psql -X -At -c "SET bitonic_sort.min_rows = 0" -c "SET enable_sort = off" \
 		-c "SET work_mem = '64kB'" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT * FROM bs_full ORDER BY t, id")"
 # the runs fit; the final merge a scroll cursor keeps on disk does not
-merged='SELECT * FROM bs_full, generate_series(1, 2) g WHERE id % 3 = 0 ORDER BY k, id, g'
+merged='SELECT * FROM bs_full, generate_series(1, 2) g WHERE id % 5 = 0 ORDER BY k, id, g'
 disk_full_checks "merging runs" "$(session "$merged" 'FETCH LAST FROM c;')"
 check "merging runs: its runs alone fit (without the cursor it sorts in the tablespace)" \
 	grep -q 'Spilled: true' <<<"$(psql -X -At -c "SET bitonic_sort.min_rows = 0" -c "SET enable_sort = off" \

@@ -1,0 +1,305 @@
+/*
+ * run_file.c — the record format and the files of the external sort's runs.
+ *
+ * Each run is a temporary file of its own, made by PostgreSQL's fd.c as a
+ * BufFile's are: temp_tablespaces choose where, temp_file_limit is checked
+ * at each write, log_temp_files and the temp file statistics count the file
+ * when it is closed, and an error or a cancel closes and deletes it with
+ * the query's resource owner.  A run is written once, front to back, in
+ * writes of the writer's whole buffer, and read once, in reads that fill a
+ * reader's buffer; it is deleted as soon as it is read to its end, so a
+ * merge frees its inputs' space as it goes.  The records are read where
+ * they lie in the buffer (only a record cut by the buffer's end is moved,
+ * to the buffer's front), so a row is copied once on the way out and once
+ * on the way in, besides the kernel's copies.
+ *
+ * A record is the first sort column's normalized key (8 bytes), then the
+ * minimal tuple whole, padded to MAXALIGN: records stay aligned in the file
+ * and in the buffer, and a tuple is used where it was read.  The tuple's
+ * padding bytes after its length (mt_padding, which PostgreSQL never reads)
+ * carry the first sort column's NULL flag.
+ */
+#include "scan/run_file.h"
+
+#include "commands/tablespace.h"
+#include "pgstat.h"
+#include "utils/memutils.h"
+
+#define RECORD_KEY_BYTES sizeof(uint64)
+
+/* Where in a record its tuple's NULL flag lies. */
+#define RECORD_NULL_FLAG (RECORD_KEY_BYTES + offsetof(MinimalTupleData, mt_padding))
+
+/* A record's bytes, from its tuple's length. */
+static inline size_t
+record_bytes(uint32 t_len)
+{
+	return RECORD_KEY_BYTES + MAXALIGN(t_len);
+}
+
+/* Count bytes of temporary files made (or, negative, deleted). */
+static void
+disk_add(BitonicRunDisk *disk, int64 bytes)
+{
+	disk->now += bytes;
+	disk->peak = Max(disk->peak, disk->now);
+}
+
+/* Give the writer its buffer (in the current memory context) and the sort's disk count. */
+void
+BitonicRunWriterInit(BitonicRunWriter *writer, size_t size, BitonicRunDisk *disk)
+{
+	Assert(size >= BLCKSZ && size % MAXIMUM_ALIGNOF == 0);
+	writer->file = RUN_FILE_NONE;
+	writer->written = 0;
+	writer->buf = palloc(size);
+	writer->size = size;
+	writer->used = 0;
+	writer->disk = disk;
+}
+
+/* Start a run in a new temporary file. */
+void
+BitonicRunWriterBegin(BitonicRunWriter *writer)
+{
+	Assert(writer->file == RUN_FILE_NONE);
+	PrepareTempTablespaces();
+	writer->file = OpenTemporaryFile(false);
+	writer->written = 0;
+	writer->used = 0;
+}
+
+/* Write what the buffer holds to the file; ERROR where the file cannot take it. */
+static void
+flush(BitonicRunWriter *writer)
+{
+	int			done;
+
+	if (writer->used == 0)
+		return;
+	errno = 0;
+	done = FileWrite(writer->file, writer->buf, (int) writer->used, writer->written,
+					 WAIT_EVENT_BUFFILE_WRITE);
+	if (done != (int) writer->used)
+	{
+		/* a short write that set no errno: the disk is full */
+		if (done >= 0 && errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write to temporary file \"%s\": %m",
+						FilePathName(writer->file))));
+	}
+	writer->written += done;
+	disk_add(writer->disk, done);
+	writer->used = 0;
+}
+
+/* Append bytes to the run, writing the buffer out each time it fills. */
+static void
+write_bytes(BitonicRunWriter *writer, const char *bytes, size_t n)
+{
+	while (n > 0)
+	{
+		size_t		take = Min(n, writer->size - writer->used);
+
+		memcpy(writer->buf + writer->used, bytes, take);
+		writer->used += take;
+		bytes += take;
+		n -= take;
+		if (writer->used == writer->size)
+			flush(writer);
+	}
+}
+
+/*
+ * Append a row with its key (or the first sort column's NULL) to the run:
+ * straight into the buffer where the record fits, else in pieces.
+ */
+void
+BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnull, MinimalTuple tuple)
+{
+	size_t		len = tuple->t_len;
+	size_t		bytes = record_bytes(tuple->t_len);
+
+	if (bytes <= writer->size - writer->used)
+	{
+		char	   *p = writer->buf + writer->used;
+
+		memcpy(p, &key, RECORD_KEY_BYTES);
+		memcpy(p + RECORD_KEY_BYTES, tuple, len);
+		p[RECORD_NULL_FLAG] = isnull;
+		memset(p + RECORD_KEY_BYTES + len, 0, bytes - RECORD_KEY_BYTES - len);
+		writer->used += bytes;
+		if (writer->used == writer->size)
+			flush(writer);
+	}
+	else
+	{
+		char		head[RECORD_KEY_BYTES + MINIMAL_TUPLE_DATA_OFFSET];
+		static const char zeros[MAXIMUM_ALIGNOF] = {0};
+
+		memcpy(head, &key, RECORD_KEY_BYTES);
+		memcpy(head + RECORD_KEY_BYTES, tuple, MINIMAL_TUPLE_DATA_OFFSET);
+		head[RECORD_NULL_FLAG] = isnull;
+		write_bytes(writer, head, sizeof(head));
+		write_bytes(writer, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
+					len - MINIMAL_TUPLE_DATA_OFFSET);
+		write_bytes(writer, zeros, bytes - RECORD_KEY_BYTES - len);
+	}
+}
+
+/* End the run: write out the buffer; the run's file, its size in *bytes. */
+File
+BitonicRunWriterEnd(BitonicRunWriter *writer, off_t *bytes)
+{
+	File		file = writer->file;
+
+	flush(writer);
+	*bytes = writer->written;
+	writer->file = RUN_FILE_NONE;
+	return file;
+}
+
+/* Close and delete a run's file (log_temp_files and the statistics count it here). */
+void
+BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk)
+{
+	FileClose(file);
+	disk_add(disk, -(int64) bytes);
+}
+
+/*
+ * Read a written run from its start: its file and size, and the size of
+ * the buffer it is read through (allocated here, in cxt, and freed at the
+ * run's end; BitonicRunReaderNext reads its first row).
+ */
+void
+BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t bytes, size_t buf_size,
+					 MemoryContext cxt, BitonicRunDisk *disk)
+{
+	Assert(reader->buf == NULL);
+	reader->file = file;
+	reader->offset = 0;
+	reader->end = bytes;
+	reader->buf = MemoryContextAlloc(cxt, buf_size);
+	reader->buf_size = buf_size;
+	reader->pos = 0;
+	reader->len = 0;
+	reader->tuple = NULL;
+	reader->disk = disk;
+}
+
+/* ERROR for a run that ends inside a record. */
+static void
+report_short_read(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("unexpected end of data in a bitonic_sort temporary file")));
+}
+
+/*
+ * Have the next n bytes of the run in the buffer from pos on: move what is
+ * left to the buffer's front (growing it where n is more than it holds)
+ * and fill the rest from the file.  False where the run has fewer.
+ */
+static bool
+ensure(BitonicRunReader *reader, size_t n)
+{
+	size_t		left = reader->len - reader->pos;
+	size_t		want;
+	int			got;
+
+	if (left >= n)
+		return true;
+	if (reader->offset >= reader->end)
+		return false;
+	/* the slot shows the record the move overwrites */
+	if (reader->slot != NULL)
+		ExecClearTuple(reader->slot);
+	memmove(reader->buf, reader->buf + reader->pos, left);
+	reader->pos = 0;
+	reader->len = left;
+	if (n > reader->buf_size)
+	{
+		reader->buf_size = TYPEALIGN(BLCKSZ, n);
+		reader->buf = repalloc_huge(reader->buf, reader->buf_size);
+	}
+	want = Min(reader->buf_size - left, (size_t) (reader->end - reader->offset));
+	got = FileRead(reader->file, reader->buf + left, (int) want, reader->offset,
+				   WAIT_EVENT_BUFFILE_READ);
+	if (got < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from temporary file \"%s\": %m",
+						FilePathName(reader->file))));
+	if ((size_t) got != want)
+		report_short_read();
+	reader->offset += got;
+	reader->len += got;
+	return reader->len >= n;
+}
+
+/* The run is read: delete its file and free its buffer. */
+static void
+close_reader(BitonicRunReader *reader)
+{
+	BitonicRunFileDrop(reader->file, reader->end, reader->disk);
+	reader->file = RUN_FILE_NONE;
+	if (reader->slot != NULL)
+		ExecClearTuple(reader->slot);
+	pfree(reader->buf);
+	reader->buf = NULL;
+	reader->buf_size = 0;
+	reader->tuple = NULL;
+}
+
+/*
+ * Ask for the reader's next record in the cache now: a merge of k runs
+ * reads it about k rows later, and the kernel's copy into the buffer did
+ * not leave it there (without this, the first read of each record was a
+ * quarter of the 10M-row merge).
+ */
+static inline void
+prefetch_next(const BitonicRunReader *reader)
+{
+#ifdef __GNUC__
+	if (reader->pos < reader->len)
+	{
+		__builtin_prefetch(reader->buf + reader->pos);
+		__builtin_prefetch(reader->buf + reader->pos + 64);
+	}
+#endif
+}
+
+/*
+ * Read the reader's next record, shown in its slot where the merge compares
+ * rows; false at the end of the run, its file deleted and its buffer freed.
+ */
+bool
+BitonicRunReaderNext(BitonicRunReader *reader)
+{
+	uint32		t_len;
+	char	   *record;
+
+	if (!ensure(reader, RECORD_KEY_BYTES + sizeof(uint32)))
+	{
+		if (reader->len > reader->pos)
+			report_short_read();
+		close_reader(reader);
+		return false;
+	}
+	memcpy(&t_len, reader->buf + reader->pos + RECORD_KEY_BYTES, sizeof(uint32));
+	if (t_len < MINIMAL_TUPLE_DATA_OFFSET || !ensure(reader, record_bytes(t_len)))
+		report_short_read();
+	record = reader->buf + reader->pos;
+	memcpy(&reader->key, record, RECORD_KEY_BYTES);
+	reader->isnull = record[RECORD_NULL_FLAG] != 0;
+	reader->tuple = (MinimalTuple) (record + RECORD_KEY_BYTES);
+	reader->pos += record_bytes(t_len);
+	prefetch_next(reader);
+	if (reader->compare_rows)
+		ExecStoreMinimalTuple(reader->tuple, reader->slot, false);
+	return true;
+}

@@ -1,0 +1,66 @@
+/*
+ * scan/run_file.h — the runs of the external sort in temporary files, one
+ * file a run: written front to back through one buffer, read back through
+ * a buffer of each run's reader, each row with the normalized key of its
+ * first sort column (run_file.c).
+ */
+#ifndef BITONIC_SCAN_RUN_FILE_H
+#define BITONIC_SCAN_RUN_FILE_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "storage/fd.h"
+
+/* A run's file once it is closed (and deleted), or before it is made. */
+#define RUN_FILE_NONE ((File) -1)
+
+/* Bytes of temporary files the runs of one sort hold now, and at most. */
+typedef struct BitonicRunDisk
+{
+	int64		now;
+	int64		peak;
+} BitonicRunDisk;
+
+/* The run being written: its file, and the buffer its rows go through. */
+typedef struct BitonicRunWriter
+{
+	File		file;			/* RUN_FILE_NONE between runs */
+	off_t		written;		/* bytes handed to the file */
+	char	   *buf;
+	size_t		size;
+	size_t		used;
+	BitonicRunDisk *disk;
+} BitonicRunWriter;
+
+/* A run being read: its current record, and the slot that shows it. */
+typedef struct BitonicRunReader
+{
+	File		file;			/* RUN_FILE_NONE once read to its end */
+	off_t		offset;			/* the file's next byte to read */
+	off_t		end;			/* the file's size */
+	char	   *buf;			/* records read, the current one at tuple */
+	size_t		buf_size;
+	size_t		pos;			/* the next record's first byte in buf */
+	size_t		len;			/* bytes read into buf */
+	uint64		key;
+	bool		isnull;
+	MinimalTuple tuple;			/* the current record's row, in buf */
+	TupleTableSlot *slot;		/* the row, for the comparators */
+	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
+	uint32		rank;			/* the merge's class of the row: NULLs first, key, NULLs last, ended */
+	BitonicRunDisk *disk;
+} BitonicRunReader;
+
+extern void BitonicRunWriterInit(BitonicRunWriter *writer, size_t size, BitonicRunDisk *disk);
+extern void BitonicRunWriterBegin(BitonicRunWriter *writer);
+extern void BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnull,
+								MinimalTuple tuple);
+extern File BitonicRunWriterEnd(BitonicRunWriter *writer, off_t *bytes);
+extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t bytes,
+								 size_t buf_size, MemoryContext cxt, BitonicRunDisk *disk);
+extern bool BitonicRunReaderNext(BitonicRunReader *reader);
+extern void BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk);
+
+#endif							/* BITONIC_SCAN_RUN_FILE_H */
