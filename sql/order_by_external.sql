@@ -93,6 +93,7 @@ INSERT INTO ext_queries VALUES
   ('uuid', 'SELECT * FROM ext ORDER BY u DESC', 'SELECT * FROM ext ORDER BY u DESC, id'),
   ('bool int4 float8', 'SELECT * FROM ext ORDER BY b, i4 DESC, f8, id', NULL),
   ('keys alone', 'SELECT k FROM ext_keys ORDER BY k DESC', NULL),
+  ('keys alone nulls last', 'SELECT k FROM ext_keys ORDER BY k', NULL),
   ('expression', 'SELECT *, i4 % 7 AS m FROM ext ORDER BY i4 % 7, id', NULL);
 INSERT INTO ext_queries
 SELECT 'text ICU', 'SELECT * FROM ext ORDER BY t COLLATE "und-x-icu", id', NULL
@@ -175,7 +176,8 @@ SET enable_sort = off;
 EXPLAIN (COSTS OFF) DECLARE ext_cur SCROLL CURSOR FOR SELECT id, i8 FROM ext ORDER BY i8 DESC, id;
 RESET enable_sort;
 SELECT ext_cursor_compare('SELECT id, i8 FROM ext ORDER BY i8 DESC, id') AS scroll_exact,
-       ext_cursor_compare('SELECT id, t FROM ext ORDER BY t COLLATE ext_en, id DESC') AS scroll_en_us;
+       ext_cursor_compare('SELECT id, t FROM ext ORDER BY t COLLATE ext_en, id DESC') AS scroll_en_us,
+       ext_cursor_compare('SELECT k FROM ext_keys ORDER BY k NULLS FIRST') AS scroll_keys_alone;
 
 -- a rescan: an inner side rewound without new parameters (its merge kept
 -- in a tuplestore), and a subquery sorted again for each parameter

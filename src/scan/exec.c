@@ -302,6 +302,8 @@ begin_runs(BitonicScanState *state)
 								   state->slot->tts_tupleDescriptor, (size_t) work_mem * 1024,
 								   BitonicScanInputRows(state) * row_bytes, row_bytes,
 								   state->random_access, MemoryContextGetParent(state->cxt));
+	if (state->values != NULL)
+		BitonicRunsKeysOnly(state->runs, BitonicValuesXor(state));
 	state->spilled = true;
 	/*
 	 * A run's rows, pairs and order take seven eighths of work_mem: the
@@ -338,7 +340,7 @@ sort_held(BitonicScanState *state)
 /*
  * Write the row the in-memory order hands out next to the run: a stored
  * row as it is stored, its first sort column read from it; a value (keys
- * alone) as a row of its one column.
+ * alone) as its key.
  */
 static void
 put_run_row(BitonicScanState *state, TupleTableSlot *slot)
@@ -357,9 +359,7 @@ put_run_row(BitonicScanState *state, TupleTableSlot *slot)
 		return;
 	}
 	value = slot_getattr(slot, 1, &isnull);
-	tuple = ExecCopySlotMinimalTuple(slot);
-	BitonicRunsPut(state->runs, tuple, value, isnull);
-	pfree(tuple);
+	BitonicRunsPutValue(state->runs, value, isnull);
 }
 
 /*

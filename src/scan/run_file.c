@@ -17,7 +17,9 @@
  * minimal tuple whole, padded to MAXALIGN: records stay aligned in the file
  * and in the buffer, and a tuple is used where it was read.  The tuple's
  * padding bytes after its length (mt_padding, which PostgreSQL never reads)
- * carry the first sort column's NULL flag.
+ * carry the first sort column's NULL flag.  A run of keys alone (one
+ * column whose key is its value) is its keys alone, 8 bytes a row; its
+ * NULLs are counted by the caller.
  */
 #include "scan/run_file.h"
 
@@ -149,6 +151,21 @@ BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnull, MinimalTu
 	}
 }
 
+/* Append a key to a run of keys alone. */
+void
+BitonicRunWriterPutKey(BitonicRunWriter *writer, uint64 key)
+{
+	if (writer->size - writer->used >= RECORD_KEY_BYTES)
+	{
+		memcpy(writer->buf + writer->used, &key, RECORD_KEY_BYTES);
+		writer->used += RECORD_KEY_BYTES;
+		if (writer->used == writer->size)
+			flush(writer);
+	}
+	else
+		write_bytes(writer, (const char *) &key, RECORD_KEY_BYTES);
+}
+
 /* End the run: write out the buffer; the run's file, its size in *bytes. */
 File
 BitonicRunWriterEnd(BitonicRunWriter *writer, off_t *bytes)
@@ -188,6 +205,17 @@ BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t bytes, size_t bu
 	reader->len = 0;
 	reader->tuple = NULL;
 	reader->disk = disk;
+	reader->keys_only = false;
+	reader->nulls_left = 0;
+}
+
+/* The opened run is of keys alone, with nnulls NULLs first or last. */
+void
+BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first)
+{
+	reader->keys_only = true;
+	reader->nulls_left = nnulls;
+	reader->nulls_first = nulls_first;
 }
 
 /* ERROR for a run that ends inside a record. */
@@ -273,6 +301,39 @@ prefetch_next(const BitonicRunReader *reader)
 #endif
 }
 
+/* Hand out one of the run's NULLs (keys alone). */
+static bool
+take_null(BitonicRunReader *reader)
+{
+	reader->nulls_left--;
+	reader->isnull = true;
+	return true;
+}
+
+/*
+ * The next row of a run of keys alone: its NULLs before its keys where
+ * NULLs go first, else after them; as BitonicRunReaderNext.
+ */
+static bool
+next_key(BitonicRunReader *reader)
+{
+	if (reader->nulls_first && reader->nulls_left > 0)
+		return take_null(reader);
+	if (ensure(reader, RECORD_KEY_BYTES))
+	{
+		memcpy(&reader->key, reader->buf + reader->pos, RECORD_KEY_BYTES);
+		reader->isnull = false;
+		reader->pos += RECORD_KEY_BYTES;
+		return true;
+	}
+	if (reader->len > reader->pos)
+		report_short_read();
+	if (reader->nulls_left > 0)
+		return take_null(reader);
+	close_reader(reader);
+	return false;
+}
+
 /*
  * Read the reader's next record, shown in its slot where the merge compares
  * rows; false at the end of the run, its file deleted and its buffer freed.
@@ -283,6 +344,8 @@ BitonicRunReaderNext(BitonicRunReader *reader)
 	uint32		t_len;
 	char	   *record;
 
+	if (reader->keys_only)
+		return next_key(reader);
 	if (!ensure(reader, RECORD_KEY_BYTES + sizeof(uint32)))
 	{
 		if (reader->len > reader->pos)

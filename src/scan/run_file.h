@@ -34,10 +34,17 @@ typedef struct BitonicRunWriter
 	BitonicRunDisk *disk;
 } BitonicRunWriter;
 
-/* A run being read: its current record, and the slot that shows it. */
+/*
+ * A run being read: its current record, and the slot that shows it.  A run
+ * of keys alone holds no rows: its records are keys, and its NULLs (all
+ * equal) are a count, handed out before or after the keys.
+ */
 typedef struct BitonicRunReader
 {
 	File		file;			/* RUN_FILE_NONE once read to its end */
+	bool		keys_only;		/* records are keys alone */
+	bool		nulls_first;	/* where its NULLs go (keys alone) */
+	uint64		nulls_left;		/* NULLs still to hand out (keys alone) */
 	off_t		offset;			/* the file's next byte to read */
 	off_t		end;			/* the file's size */
 	char	   *buf;			/* records read, the current one at tuple */
@@ -57,9 +64,11 @@ extern void BitonicRunWriterInit(BitonicRunWriter *writer, size_t size, BitonicR
 extern void BitonicRunWriterBegin(BitonicRunWriter *writer);
 extern void BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnull,
 								MinimalTuple tuple);
+extern void BitonicRunWriterPutKey(BitonicRunWriter *writer, uint64 key);
 extern File BitonicRunWriterEnd(BitonicRunWriter *writer, off_t *bytes);
 extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t bytes,
 								 size_t buf_size, MemoryContext cxt, BitonicRunDisk *disk);
+extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);
 extern bool BitonicRunReaderNext(BitonicRunReader *reader);
 extern void BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk);
 

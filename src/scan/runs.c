@@ -124,6 +124,23 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	return runs;
 }
 
+/*
+ * The runs hold one column whose key is its value (the node's keys alone,
+ * values.c): each run is its keys alone and a count of its NULLs, and the
+ * merge hands values out in a virtual slot.
+ */
+void
+BitonicRunsKeysOnly(BitonicRuns *runs, uint64 key_xor)
+{
+	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
+
+	Assert(runs->nkeys == 1 && runs->keys_decide && runs->tupdesc->natts == 1);
+	runs->keys_only = true;
+	runs->key_xor = key_xor;
+	runs->key_slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsVirtual);
+	MemoryContextSwitchTo(old);
+}
+
 /* Count the memory the runs take now in its peak (the files count their own). */
 static void
 note_peak(BitonicRuns *runs)
@@ -150,6 +167,54 @@ BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 	if (!isnull && runs->ms->key_of != NULL)
 		key = BitonicMultiSortKeyOf(runs->ms, value);
 	BitonicRunWriterPut(&runs->writer, key, isnull, tuple);
+}
+
+/* Write the next value of a run of keys alone: its key, or a NULL counted. */
+void
+BitonicRunsPutValue(BitonicRuns *runs, Datum value, bool isnull)
+{
+	Assert(runs->keys_only);
+	if (isnull)
+		runs->writing_nulls++;
+	else
+		BitonicRunWriterPutKey(&runs->writer, (uint64) DatumGetInt64(value) ^ runs->key_xor);
+}
+
+/* Write a reader's current row to the run being written. */
+static void
+put_reader_row(BitonicRuns *runs, const BitonicRunReader *reader)
+{
+	if (!runs->keys_only)
+		BitonicRunWriterPut(&runs->writer, reader->key, reader->isnull, reader->tuple);
+	else if (reader->isnull)
+		runs->writing_nulls++;
+	else
+		BitonicRunWriterPutKey(&runs->writer, reader->key);
+}
+
+/*
+ * A slot showing a reader's current row: its tuple in slot, or a value of
+ * keys alone in the runs' virtual slot.
+ */
+static TupleTableSlot *
+show_row(BitonicRuns *runs, const BitonicRunReader *reader, TupleTableSlot *slot)
+{
+	if (!runs->keys_only)
+		return ExecStoreMinimalTuple(reader->tuple, slot, false);
+	slot = runs->key_slot;
+	ExecClearTuple(slot);
+	slot->tts_values[0] = reader->isnull ? (Datum) 0 : Int64GetDatum((int64) (reader->key ^ runs->key_xor));
+	slot->tts_isnull[0] = reader->isnull;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* End the run being written: its file, its size and (keys alone) its NULLs. */
+static void
+end_writing(BitonicRuns *runs, BitonicRun *run)
+{
+	run->file = BitonicRunWriterEnd(&runs->writer, &run->bytes);
+	run->nnulls = runs->writing_nulls;
+	runs->writing_nulls = 0;
 }
 
 /* A reader's class in the merge's order, before its key: see set_rank. */
@@ -294,6 +359,8 @@ open_readers(BitonicRuns *runs, int first, int n)
 		reader->compare_rows = !runs->keys_decide;
 		BitonicRunReaderOpen(reader, runs->runs[first + i].file, runs->runs[first + i].bytes,
 							 runs->buffer_size, runs->read_cxt, &runs->disk);
+		if (runs->keys_only)
+			BitonicRunReaderKeysOnly(reader, runs->runs[first + i].nnulls, runs->ms->nulls_first);
 		runs->runs[first + i].file = RUN_FILE_NONE;
 		(void) BitonicRunReaderNext(reader);
 		set_rank(runs, reader);
@@ -322,13 +389,13 @@ merge_tail(BitonicRuns *runs, int n)
 	BitonicRunWriterBegin(&runs->writer);
 	while ((reader = winner(runs)) != NULL)
 	{
-		BitonicRunWriterPut(&runs->writer, reader->key, reader->isnull, reader->tuple);
+		put_reader_row(runs, reader);
 		advance(runs);
 		if ((++i % RUNS_CHECK_EVERY) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	note_peak(runs);
-	runs->runs[first].file = BitonicRunWriterEnd(&runs->writer, &runs->runs[first].bytes);
+	end_writing(runs, &runs->runs[first]);
 	runs->runs[first].level = level;
 	runs->nruns = first + 1;
 }
@@ -348,7 +415,7 @@ BitonicRunsEndRun(BitonicRuns *runs)
 		runs->runs_cap *= 2;
 		runs->runs = repalloc(runs->runs, sizeof(BitonicRun) * runs->runs_cap);
 	}
-	runs->runs[runs->nruns].file = BitonicRunWriterEnd(&runs->writer, &runs->runs[runs->nruns].bytes);
+	end_writing(runs, &runs->runs[runs->nruns]);
 	runs->runs[runs->nruns].level = 0;
 	runs->nruns++;
 	runs->initial_runs++;
@@ -393,8 +460,7 @@ BitonicRunsFinish(BitonicRuns *runs)
 		(void) tuplestore_alloc_read_pointer(runs->merged, 0);
 		while ((reader = winner(runs)) != NULL)
 		{
-			tuplestore_puttupleslot(runs->merged,
-									ExecStoreMinimalTuple(reader->tuple, reader->slot, false));
+			tuplestore_puttupleslot(runs->merged, show_row(runs, reader, reader->slot));
 			advance(runs);
 			if ((++i % RUNS_CHECK_EVERY) == 0)
 				CHECK_FOR_INTERRUPTS();
@@ -434,7 +500,7 @@ BitonicRunsNext(BitonicRuns *runs, bool forward, TupleTableSlot *slot)
 	if (reader == NULL)
 		return ExecClearTuple(slot);
 	runs->advance = true;
-	return ExecStoreMinimalTuple(reader->tuple, slot, false);
+	return show_row(runs, reader, slot);
 }
 
 /* Rewind the sorted rows (a merge into a tuplestore only). */
@@ -493,5 +559,7 @@ BitonicRunsEnd(BitonicRuns *runs)
 		BitonicRunFileDrop(runs->writer.file, runs->writer.written, &runs->disk);
 	if (runs->merged != NULL)
 		tuplestore_end(runs->merged);
+	if (runs->key_slot != NULL)
+		ExecDropSingleTupleTableSlot(runs->key_slot);
 	MemoryContextDelete(runs->cxt);
 }

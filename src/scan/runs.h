@@ -16,6 +16,7 @@ typedef struct BitonicRun
 {
 	File		file;
 	off_t		bytes;
+	uint64		nnulls;			/* its NULLs, where it holds keys alone */
 	int			level;
 } BitonicRun;
 
@@ -30,6 +31,10 @@ typedef struct BitonicRuns
 	bool		key_exact;		/* equal keys are equal first columns */
 	bool		keys_decide;	/* and there is no other column: keys alone order the rows */
 	TupleDesc	tupdesc;
+	bool		keys_only;		/* one column whose key is its value: runs of keys */
+	uint64		key_xor;		/* key = value XOR this, and back (keys alone) */
+	uint64		writing_nulls;	/* NULLs of the run being written (keys alone) */
+	TupleTableSlot *key_slot;	/* virtual: a value of keys alone handed out */
 
 	BitonicRun *runs;			/* in input order (ties go to the earlier run) */
 	int			nruns;
@@ -59,8 +64,10 @@ extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 size_t mem_limit, double expected_bytes,
 									 double row_bytes, bool random_access,
 									 MemoryContext parent);
+extern void BitonicRunsKeysOnly(BitonicRuns *runs, uint64 key_xor);
 extern void BitonicRunsStartRun(BitonicRuns *runs);
 extern void BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull);
+extern void BitonicRunsPutValue(BitonicRuns *runs, Datum value, bool isnull);
 extern void BitonicRunsEndRun(BitonicRuns *runs);
 extern void BitonicRunsFinish(BitonicRuns *runs);
 extern TupleTableSlot *BitonicRunsNext(BitonicRuns *runs, bool forward, TupleTableSlot *slot);

@@ -13,7 +13,8 @@
  * `SELECT a … ORDER BY a`, take this path.
  *
  * Past work_mem the values read so far are sorted and written out as a
- * run of the node's external sort (runs.c), and the next run begins.
+ * run of the node's external sort (runs.c), and the next run begins: a run
+ * of keys alone, 8 bytes a value, its NULLs a count.
  */
 #include "scan/values.h"
 
@@ -66,6 +67,13 @@ size_t
 BitonicValuesBytes(BitonicScanState *state)
 {
 	return state->values->cap * sizeof(uint64);
+}
+
+/* The constant whose XOR turns a value into its key, and back. */
+uint64
+BitonicValuesXor(BitonicScanState *state)
+{
+	return state->values->xor;
 }
 
 /* Forget the values (their memory went with the node's context). */

@@ -11,6 +11,7 @@
 extern bool BitonicValuesStart(BitonicScanState *state, EState *estate);
 extern void BitonicValuesForget(BitonicScanState *state);
 extern size_t BitonicValuesBytes(BitonicScanState *state);
+extern uint64 BitonicValuesXor(BitonicScanState *state);
 extern bool BitonicValuesAdd(BitonicScanState *state, TupleTableSlot *slot);
 extern bool BitonicValuesAddValue(BitonicScanState *state, Datum value, bool isnull);
 extern void BitonicValuesSort(BitonicScanState *state);
