@@ -236,6 +236,31 @@ use_seed(uint64_t seed)
 #endif
 }
 
+/*
+ * Sort one input with sorter algo on the GPU (directly, or through the
+ * core's dispatch) and by qsort; true when identical and (emulator)
+ * nothing leaked.
+ */
+template<typename P>
+static bool
+check_sort(bs_algorithm algo, size_t n, gen_dist dist, bool via_core)
+{
+	bs_options	opt = {BS_BACKEND_CUDA, algo, 1, NULL, NULL};
+	std::vector<P> a(n), ref;
+
+	gen_pairs(a.data(), n, dist, n * 7919 + dist);
+	ref = a;
+	ref_sort(ref.data(), n);
+	use_seed(n * 7919 + dist + algo);
+	if ((via_core ? core_sort(a.data(), n, &opt) : cuda_sort(a.data(), n, &opt)) != BS_OK)
+		return false;
+#ifdef BS_CUDA_EMU
+	if (bs_emu_live_objects() != 0)
+		return false;
+#endif
+	return same_pairs(a, ref);
+}
+
 /* The exit status of a CUDA test; in the emulator, findings of its checks no test took fail it. */
 static inline int
 cuda_test_exit(void)
