@@ -238,6 +238,18 @@ FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
 -- fills work_mem (700,000 keys of 8 bytes in 56 kB: about 150 runs)
 SELECT (p ->> 'Runs')::int BETWEEN 100 AND 1000 AS keys_alone_runs_fill_work_mem
 FROM ext_plan('SELECT k FROM ext_keys ORDER BY k') p;
+-- keys alone past work_mem are priced as runs of keys (8 bytes a value):
+-- with the native Sort enabled, the planner takes the node for them
+CREATE FUNCTION ext_default_plan(q text) RETURNS json LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO plan;
+  RETURN plan -> 0 -> 'Plan';
+END $$;
+SET work_mem = '1MB';
+SELECT ext_default_plan('SELECT k FROM ext_keys ORDER BY k') ->> 'Custom Plan Provider' AS keys_alone_order_by,
+       ext_default_plan('SELECT k, row_number() OVER (ORDER BY k) FROM ext_keys') ->> 'Custom Plan Provider' AS keys_alone_window;
+SET work_mem = '64kB';
 -- in every format, each line of the external sort
 CREATE FUNCTION ext_formats(q text) RETURNS TABLE (explain_format text, lines_shown boolean)
 LANGUAGE plpgsql AS $$
