@@ -106,7 +106,11 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	BitonicRuns *runs = palloc0(sizeof(BitonicRuns));
 
 	runs->cxt = cxt;
-	/* small blocks: a buffer is a block of its own, freed (and uncounted) with its run */
+	/*
+	 * the readers' buffers, emptied after each merge: chunks freed into a
+	 * context stay counted in it (on PostgreSQL 18 even with small blocks),
+	 * and a run written next would take what work_mem leaves them
+	 */
 	runs->read_cxt = AllocSetContextCreate(cxt, "bitonic_sort run buffers",
 										   ALLOCSET_SMALL_SIZES);
 	runs->ms = ms;
@@ -395,6 +399,8 @@ merge_tail(BitonicRuns *runs, int n)
 			CHECK_FOR_INTERRUPTS();
 	}
 	note_peak(runs);
+	/* every reader is at its end: give back their buffers' blocks too */
+	MemoryContextReset(runs->read_cxt);
 	end_writing(runs, &runs->runs[first]);
 	runs->runs[first].level = level;
 	runs->nruns = first + 1;
