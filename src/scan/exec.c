@@ -390,15 +390,16 @@ write_run(BitonicScanState *state)
 }
 
 /*
- * After a run of `rows` rows in `row_bytes` of blocks is written mid-input:
- * reserve seven eighths of its pairs and of its rows' memory for the next
- * run, which is about as large, so that the pairs do not grow by copies
- * into fresh pages and the rows' first block is faulted in on the prefault
- * thread, as load_rows does for the first run.  Seven eighths: a run
- * reserved whole would hold work_mem before its first row.
+ * After a run of `rows` rows is written mid-input: reserve seven eighths of
+ * its pairs for the next run, which is about as large, so that the pairs
+ * do not grow by copies into fresh pages (as load_rows reserves the first
+ * run's), and bound the store by what they leave of work_mem.  Seven
+ * eighths: pairs reserved whole would hold the next run's share before its
+ * first row.  The rows' first block is not reserved: a block bounded so
+ * would end each run at seven eighths of the one before.
  */
 static void
-reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
+reserve_next_run(BitonicScanState *state, size_t rows)
 {
 	void	   *pairs;
 	size_t		pair_bytes;
@@ -425,7 +426,6 @@ spill(BitonicScanState *state)
 	Tuplestorestate *stage = NULL;
 	TupleTableSlot *slot;
 	size_t		rows;
-	size_t		row_bytes;
 
 	if (state->runs == NULL)
 		begin_runs(state);
@@ -435,9 +435,8 @@ spill(BitonicScanState *state)
 		BitonicIngestHandOver(state, stage);
 	}
 	rows = state->ntuples;
-	row_bytes = state->store.bytes;
 	write_run(state);
-	reserve_next_run(state, rows, row_bytes);
+	reserve_next_run(state, rows);
 	if (stage == NULL)
 		return;
 	slot = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor, &TTSOpsMinimalTuple);

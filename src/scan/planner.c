@@ -224,7 +224,6 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 		/* past work_mem, runs of keys alone */
 		if (n * sizeof(uint64) > (double) work_mem * 1024.0)
 			startup += external_sort_cost(n, n * sizeof(uint64), COST_RUN_KEY, false);
-		bytes = 0;
 	}
 	else if (kind == BITONIC_KIND_CONSTANT && libc_text)
 		startup += COST_LIBC_TEXT_SORT * comparison * n * log2n /
@@ -238,7 +237,8 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 		if (kind == BITONIC_KIND_ABBREV || nkeys > 1)
 			startup += n * comparison;
 	}
-	if (bytes > (double) work_mem * 1024.0)
+	/* past work_mem, runs of rows (keys alone are charged above) */
+	if (!keys_alone && bytes > (double) work_mem * 1024.0)
 		startup += external_sort_cost(n, bytes, COST_RUN_ROW, !BitonicKeyKindExact(kind) || nkeys > 1);
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;

@@ -286,8 +286,9 @@ close_reader(BitonicRunReader *reader)
 /*
  * Ask for the reader's next record in the cache now: a merge of k runs
  * reads it about k rows later, and the kernel's copy into the buffer did
- * not leave it there (without this, the first read of each record was a
- * quarter of the 10M-row merge).
+ * not leave it there (the first read of each record is most of
+ * BitonicRunReaderNext's time in a 10M-row merge).  Measured on the test
+ * VM: a median of 3.65 s against 3.79 s without, within its noise.
  */
 static inline void
 prefetch_next(const BitonicRunReader *reader)

@@ -24,7 +24,7 @@ typedef struct BitonicRun
 typedef struct BitonicRuns
 {
 	MemoryContext cxt;			/* buffers, readers and the merge's state */
-	MemoryContext read_cxt;		/* the readers' buffers, each a block of its own */
+	MemoryContext read_cxt;		/* the readers' buffers, emptied after each merge */
 	const BitonicMultiSort *ms; /* the node's: comparators, key function, NULL order */
 	int			nkeys;
 	const AttrNumber *attnos;
