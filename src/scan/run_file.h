@@ -56,7 +56,6 @@ typedef struct BitonicRunReader
 	MinimalTuple tuple;			/* the current record's row, in buf */
 	TupleTableSlot *slot;		/* the row, for the comparators */
 	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
-	uint32		rank;			/* the merge's class of the row: NULLs first, key, NULLs last, ended */
 	BitonicRunDisk *disk;
 } BitonicRunReader;
 

@@ -51,7 +51,7 @@
 static size_t
 reader_bytes(TupleDesc tupdesc, double row_bytes)
 {
-	return sizeof(BitonicRunReader) + sizeof(int) + sizeof(BitonicRun) +
+	return sizeof(BitonicRunReader) + sizeof(BitonicMergeEntry) + sizeof(BitonicRun) +
 		MAXALIGN(sizeof(MinimalTupleTableSlot)) +
 		MAXALIGN(tupdesc->natts * (sizeof(Datum) + sizeof(bool))) +
 		MAXALIGN((size_t) row_bytes) + 256;
@@ -221,19 +221,25 @@ end_writing(BitonicRuns *runs, BitonicRun *run)
 	runs->writing_nulls = 0;
 }
 
-/* A reader's class in the merge's order, before its key: see set_rank. */
+/* A reader's class in the merge's order, before its key: see entry_of. */
 #define RANK_NULLS_FIRST 0
 #define RANK_KEY 1
 #define RANK_NULLS_LAST 2
 #define RANK_ENDED 3
 
-/* Note the class of a reader's current row (after each read). */
-static inline void
-set_rank(const BitonicRuns *runs, BitonicRunReader *reader)
+/* Reader i's current row as the loser tree holds it (after each read). */
+static inline BitonicMergeEntry
+entry_of(const BitonicRuns *runs, int i)
 {
-	reader->rank = reader->file == RUN_FILE_NONE ? RANK_ENDED :
+	const BitonicRunReader *reader = &runs->readers[i];
+	BitonicMergeEntry e;
+
+	e.rank = reader->file == RUN_FILE_NONE ? RANK_ENDED :
 		!reader->isnull ? RANK_KEY :
 		runs->ms->nulls_first ? RANK_NULLS_FIRST : RANK_NULLS_LAST;
+	e.key = e.rank == RANK_KEY ? reader->key : 0;
+	e.reader = i;
+	return e;
 }
 
 /*
@@ -264,38 +270,36 @@ rows_before(const BitonicRuns *runs, int a, int b)
 }
 
 /*
- * Whether reader a's row goes before reader b's: NULLs of the first column
+ * Whether entry a's row goes before entry b's: NULLs of the first column
  * where its NULLs go, then the keys, then (rows_before) the comparators
  * where the keys cannot tell, then the earlier run.  A reader at its run's
- * end goes after every row.
+ * end goes after every row.  Only the last step reads the readers: the
+ * tree's entries are enough for the rest.
  */
 static inline bool
-reader_before(const BitonicRuns *runs, int a, int b)
+entry_before(const BitonicRuns *runs, const BitonicMergeEntry *a, const BitonicMergeEntry *b)
 {
-	const BitonicRunReader *x = &runs->readers[a];
-	const BitonicRunReader *y = &runs->readers[b];
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank;
-	if (x->rank == RANK_KEY && x->key != y->key)
-		return x->key < y->key;
-	if (x->rank == RANK_ENDED || runs->keys_decide)
-		return a < b;
-	return rows_before(runs, a, b);
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->rank == RANK_ENDED || runs->keys_decide)
+		return a->reader < b->reader;
+	return rows_before(runs, a->reader, b->reader);
 }
 
 /* Play the subtree under node of the loser tree; its winner. */
-static int
+static BitonicMergeEntry
 build_tree(BitonicRuns *runs, int node)
 {
-	int			left,
+	BitonicMergeEntry left,
 				right;
 
 	if (node >= runs->nreaders)
-		return node - runs->nreaders;
+		return entry_of(runs, node - runs->nreaders);
 	left = build_tree(runs, 2 * node);
 	right = build_tree(runs, 2 * node + 1);
-	if (reader_before(runs, left, right))
+	if (entry_before(runs, &left, &right))
 	{
 		runs->tree[node] = right;
 		return left;
@@ -308,36 +312,37 @@ build_tree(BitonicRuns *runs, int node)
 static void
 replay(BitonicRuns *runs, int w)
 {
+	BitonicMergeEntry up = entry_of(runs, w);
+
 	for (int node = (w + runs->nreaders) / 2; node >= 1; node /= 2)
 	{
-		if (reader_before(runs, runs->tree[node], w))
+		if (entry_before(runs, &runs->tree[node], &up))
 		{
-			int			loser = w;
+			BitonicMergeEntry loser = up;
 
-			w = runs->tree[node];
+			up = runs->tree[node];
 			runs->tree[node] = loser;
 		}
 	}
-	runs->tree[0] = w;
+	runs->tree[0] = up;
 }
 
 /* The merge's current row's reader, or NULL once every run is read. */
 static BitonicRunReader *
 winner(BitonicRuns *runs)
 {
-	BitonicRunReader *reader = &runs->readers[runs->tree[0]];
-
-	return reader->file != RUN_FILE_NONE ? reader : NULL;
+	if (runs->tree[0].rank == RANK_ENDED)
+		return NULL;
+	return &runs->readers[runs->tree[0].reader];
 }
 
 /* Read the winner's next row and play it up the tree. */
 static void
 advance(BitonicRuns *runs)
 {
-	int			w = runs->tree[0];
+	int			w = runs->tree[0].reader;
 
 	(void) BitonicRunReaderNext(&runs->readers[w]);
-	set_rank(runs, &runs->readers[w]);
 	replay(runs, w);
 }
 
@@ -351,7 +356,7 @@ open_readers(BitonicRuns *runs, int first, int n)
 	if (runs->readers == NULL)
 	{
 		runs->readers = palloc0(sizeof(BitonicRunReader) * runs->order);
-		runs->tree = palloc0(sizeof(int) * runs->order);
+		runs->tree = palloc0(sizeof(BitonicMergeEntry) * runs->order);
 	}
 	for (int i = 0; i < n; i++)
 	{
@@ -367,10 +372,9 @@ open_readers(BitonicRuns *runs, int first, int n)
 			BitonicRunReaderKeysOnly(reader, runs->runs[first + i].nnulls, runs->ms->nulls_first);
 		runs->runs[first + i].file = RUN_FILE_NONE;
 		(void) BitonicRunReaderNext(reader);
-		set_rank(runs, reader);
 	}
 	runs->nreaders = n;
-	runs->tree[0] = n == 1 ? 0 : build_tree(runs, 1);
+	runs->tree[0] = n == 1 ? entry_of(runs, 0) : build_tree(runs, 1);
 	runs->advance = false;
 	note_peak(runs);
 }

@@ -20,6 +20,18 @@ typedef struct BitonicRun
 	int			level;
 } BitonicRun;
 
+/*
+ * A reader's current row in the loser tree: its class (NULLs first, a key,
+ * NULLs last, ended), its key, and the reader; enough to order rows whose
+ * keys differ without reading the readers.
+ */
+typedef struct BitonicMergeEntry
+{
+	uint64		key;
+	uint32		rank;
+	int32		reader;
+} BitonicMergeEntry;
+
 /* The runs of one sort, and their merge. */
 typedef struct BitonicRuns
 {
@@ -47,7 +59,7 @@ typedef struct BitonicRuns
 
 	BitonicRunReader *readers;	/* one per run of the merge, slots made once */
 	int			nreaders;
-	int		   *tree;			/* loser tree: tree[0] the winner, tree[1..] losers */
+	BitonicMergeEntry *tree;	/* loser tree: tree[0] the winner, tree[1..] losers */
 	bool		advance;		/* the winner's row was handed out: read its next first */
 
 	bool		random_access;	/* the final merge goes to a tuplestore */
