@@ -1,14 +1,14 @@
 /*
  * run_file.c — the record format and the files of the external sort's runs.
  *
- * Each run is a temporary file of its own, made by PostgreSQL's fd.c as a
- * BufFile's are: temp_tablespaces choose where, temp_file_limit is checked
- * at each write, log_temp_files and the temp file statistics count the file
- * when it is closed, and an error or a cancel closes and deletes it with
- * the query's resource owner.  A run is written once, front to back, in
- * writes of the writer's whole buffer, and read once, in reads that fill a
- * reader's buffer; it is deleted as soon as it is read to its end, so a
- * merge frees its inputs' space as it goes.  The records are read where
+ * The runs lie in temporary files made by PostgreSQL's fd.c as a BufFile's
+ * are: temp_tablespaces choose where, temp_file_limit is checked at each
+ * write, log_temp_files and the temp file statistics count a file when it
+ * is closed, and an error or a cancel closes and deletes it with the
+ * query's resource owner.  A file holds runs one after another (runs.c
+ * says which, and deletes a file once its runs are read).  A run is
+ * written once, front to back, in writes of the writer's whole buffer, and
+ * read once, in reads that fill a reader's buffer.  The records are read where
  * they lie in the buffer (only a record cut by the buffer's end is moved,
  * to the buffer's front), so a row is copied once on the way out and once
  * on the way in, besides the kernel's copies.
@@ -53,21 +53,28 @@ BitonicRunWriterInit(BitonicRunWriter *writer, size_t size, BitonicRunDisk *disk
 {
 	Assert(size >= BLCKSZ && size % MAXIMUM_ALIGNOF == 0);
 	writer->file = RUN_FILE_NONE;
-	writer->written = 0;
+	writer->start = writer->offset = 0;
 	writer->buf = palloc(size);
 	writer->size = size;
 	writer->used = 0;
 	writer->disk = disk;
 }
 
-/* Start a run in a new temporary file. */
+/* A new temporary file for runs, in temp_tablespaces. */
+File
+BitonicRunFileCreate(void)
+{
+	PrepareTempTablespaces();
+	return OpenTemporaryFile(false);
+}
+
+/* Start a run in file, from byte start on (the file's end). */
 void
-BitonicRunWriterBegin(BitonicRunWriter *writer)
+BitonicRunWriterBegin(BitonicRunWriter *writer, File file, off_t start)
 {
 	Assert(writer->file == RUN_FILE_NONE);
-	PrepareTempTablespaces();
-	writer->file = OpenTemporaryFile(false);
-	writer->written = 0;
+	writer->file = file;
+	writer->start = writer->offset = start;
 	writer->used = 0;
 }
 
@@ -80,7 +87,7 @@ flush(BitonicRunWriter *writer)
 	if (writer->used == 0)
 		return;
 	errno = 0;
-	done = FileWrite(writer->file, writer->buf, (int) writer->used, writer->written,
+	done = FileWrite(writer->file, writer->buf, (int) writer->used, writer->offset,
 					 WAIT_EVENT_BUFFILE_WRITE);
 	if (done != (int) writer->used)
 	{
@@ -92,7 +99,7 @@ flush(BitonicRunWriter *writer)
 				 errmsg("could not write to temporary file \"%s\": %m",
 						FilePathName(writer->file))));
 	}
-	writer->written += done;
+	writer->offset += done;
 	disk_add(writer->disk, done);
 	writer->used = 0;
 }
@@ -166,19 +173,16 @@ BitonicRunWriterPutKey(BitonicRunWriter *writer, uint64 key)
 		write_bytes(writer, (const char *) &key, RECORD_KEY_BYTES);
 }
 
-/* End the run: write out the buffer; the run's file, its size in *bytes. */
-File
-BitonicRunWriterEnd(BitonicRunWriter *writer, off_t *bytes)
+/* End the run: write out the buffer; the run's bytes. */
+off_t
+BitonicRunWriterEnd(BitonicRunWriter *writer)
 {
-	File		file = writer->file;
-
 	flush(writer);
-	*bytes = writer->written;
 	writer->file = RUN_FILE_NONE;
-	return file;
+	return writer->offset - writer->start;
 }
 
-/* Close and delete a run's file (log_temp_files and the statistics count it here). */
+/* Close and delete a file of runs of so many bytes (log_temp_files and the statistics count it here). */
 void
 BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk)
 {
@@ -187,24 +191,23 @@ BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk)
 }
 
 /*
- * Read a written run from its start: its file and size, and the size of
- * the buffer it is read through (allocated here, in cxt, and freed at the
- * run's end; BitonicRunReaderNext reads its first row).
+ * Read a written run from its start: its file, first byte and size, and
+ * the size of the buffer it is read through (allocated here, in cxt, and
+ * freed at the run's end; BitonicRunReaderNext reads its first row).
  */
 void
-BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t bytes, size_t buf_size,
-					 MemoryContext cxt, BitonicRunDisk *disk)
+BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t bytes,
+					 size_t buf_size, MemoryContext cxt)
 {
 	Assert(reader->buf == NULL);
 	reader->file = file;
-	reader->offset = 0;
-	reader->end = bytes;
+	reader->offset = start;
+	reader->end = start + bytes;
 	reader->buf = MemoryContextAlloc(cxt, buf_size);
 	reader->buf_size = buf_size;
 	reader->pos = 0;
 	reader->len = 0;
 	reader->tuple = NULL;
-	reader->disk = disk;
 	reader->keys_only = false;
 	reader->nulls_left = 0;
 }
@@ -269,11 +272,10 @@ ensure(BitonicRunReader *reader, size_t n)
 	return reader->len >= n;
 }
 
-/* The run is read: delete its file and free its buffer. */
+/* The run is read: free its buffer (its file is the caller's). */
 static void
 close_reader(BitonicRunReader *reader)
 {
-	BitonicRunFileDrop(reader->file, reader->end, reader->disk);
 	reader->file = RUN_FILE_NONE;
 	if (reader->slot != NULL)
 		ExecClearTuple(reader->slot);
@@ -337,7 +339,7 @@ next_key(BitonicRunReader *reader)
 
 /*
  * Read the reader's next record, shown in its slot where the merge compares
- * rows; false at the end of the run, its file deleted and its buffer freed.
+ * rows; false at the end of the run, its buffer freed.
  */
 bool
 BitonicRunReaderNext(BitonicRunReader *reader)

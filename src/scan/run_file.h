@@ -1,6 +1,6 @@
 /*
  * scan/run_file.h — the runs of the external sort in temporary files, one
- * file a run: written front to back through one buffer, read back through
+ * after another: each written front to back through one buffer, read back through
  * a buffer of each run's reader, each row with the normalized key of its
  * first sort column (run_file.c).
  */
@@ -13,7 +13,7 @@
 #include "executor/tuptable.h"
 #include "storage/fd.h"
 
-/* A run's file once it is closed (and deleted), or before it is made. */
+/* No file: a reader at its run's end, a writer between runs. */
 #define RUN_FILE_NONE ((File) -1)
 
 /* Bytes of temporary files the runs of one sort hold now, and at most. */
@@ -27,7 +27,8 @@ typedef struct BitonicRunDisk
 typedef struct BitonicRunWriter
 {
 	File		file;			/* RUN_FILE_NONE between runs */
-	off_t		written;		/* bytes handed to the file */
+	off_t		start;			/* the run's first byte in the file */
+	off_t		offset;			/* the file's next byte to write */
 	char	   *buf;
 	size_t		size;
 	size_t		used;
@@ -46,7 +47,7 @@ typedef struct BitonicRunReader
 	bool		nulls_first;	/* where its NULLs go (keys alone) */
 	uint64		nulls_left;		/* NULLs still to hand out (keys alone) */
 	off_t		offset;			/* the file's next byte to read */
-	off_t		end;			/* the file's size */
+	off_t		end;			/* the byte after the run's last */
 	char	   *buf;			/* records read, the current one at tuple */
 	size_t		buf_size;
 	size_t		pos;			/* the next record's first byte in buf */
@@ -56,17 +57,17 @@ typedef struct BitonicRunReader
 	MinimalTuple tuple;			/* the current record's row, in buf */
 	TupleTableSlot *slot;		/* the row, for the comparators */
 	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
-	BitonicRunDisk *disk;
 } BitonicRunReader;
 
 extern void BitonicRunWriterInit(BitonicRunWriter *writer, size_t size, BitonicRunDisk *disk);
-extern void BitonicRunWriterBegin(BitonicRunWriter *writer);
+extern File BitonicRunFileCreate(void);
+extern void BitonicRunWriterBegin(BitonicRunWriter *writer, File file, off_t start);
 extern void BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnull,
 								MinimalTuple tuple);
 extern void BitonicRunWriterPutKey(BitonicRunWriter *writer, uint64 key);
-extern File BitonicRunWriterEnd(BitonicRunWriter *writer, off_t *bytes);
-extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t bytes,
-								 size_t buf_size, MemoryContext cxt, BitonicRunDisk *disk);
+extern off_t BitonicRunWriterEnd(BitonicRunWriter *writer);
+extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t bytes,
+								 size_t buf_size, MemoryContext cxt);
 extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);
 extern bool BitonicRunReaderNext(BitonicRunReader *reader);
 extern void BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk);

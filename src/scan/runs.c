@@ -7,7 +7,11 @@
  * for tuplesort's runs, temp_tablespaces, temp_file_limit, log_temp_files,
  * the temp file statistics and the clean-up at an error apply), with the
  * normalized key of its first sort column.  The node then frees its memory
- * and goes on with the next run.
+ * and goes on with the next run.  Runs of one level share a file, `order`
+ * of them at most, which is deleted once they are read: one file for a
+ * sort merged in one pass (a file each cost ext4 0.4 ms to create, 7% of a
+ * 10M-row sort at 4 MB), and a multi-pass merge still frees its inputs'
+ * space as it goes.
  *
  * The runs are merged by a loser tree that compares the keys, and calls the
  * full comparators only where two keys are equal and the key is not exact
@@ -51,7 +55,8 @@
 static size_t
 reader_bytes(TupleDesc tupdesc, double row_bytes)
 {
-	return sizeof(BitonicRunReader) + sizeof(BitonicMergeEntry) + sizeof(BitonicRun) +
+	return sizeof(BitonicRunReader) + sizeof(BitonicMergeEntry) + sizeof(int) +
+		sizeof(BitonicRun) + sizeof(BitonicRunsFile) +
 		MAXALIGN(sizeof(MinimalTupleTableSlot)) +
 		MAXALIGN(tupdesc->natts * (sizeof(Datum) + sizeof(bool))) +
 		MAXALIGN((size_t) row_bytes) + 256;
@@ -124,6 +129,9 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	plan_merge(runs, mem_limit, expected_bytes, row_bytes);
 	runs->runs_cap = 16;
 	runs->runs = palloc(sizeof(BitonicRun) * runs->runs_cap);
+	runs->files_cap = 4;
+	runs->files = palloc(sizeof(BitonicRunsFile) * runs->files_cap);
+	runs->writing_file = -1;
 	MemoryContextSwitchTo(old);
 	return runs;
 }
@@ -152,11 +160,66 @@ note_peak(BitonicRuns *runs)
 	runs->peak_bytes = Max(runs->peak_bytes, MemoryContextMemAllocated(runs->cxt, true));
 }
 
+/* A new file for runs of the given level; its index in files. */
+static int
+new_file(BitonicRuns *runs, int level)
+{
+	BitonicRunsFile *f;
+
+	if (runs->nfiles == runs->files_cap)
+	{
+		runs->files_cap *= 2;
+		runs->files = repalloc(runs->files, sizeof(BitonicRunsFile) * runs->files_cap);
+	}
+	f = &runs->files[runs->nfiles];
+	f->file = BitonicRunFileCreate();
+	f->size = 0;
+	f->level = level;
+	f->runs = 0;
+	f->unread = 0;
+	return runs->nfiles++;
+}
+
+/*
+ * Begin writing a run of the given level at the end of the last file of
+ * that level, or of a new file where that one is deleted or full.
+ */
+static void
+start_writing(BitonicRuns *runs, int level)
+{
+	int			f = runs->nfiles - 1;
+
+	while (f >= 0 && runs->files[f].level != level)
+		f--;
+	if (f < 0 || runs->files[f].file == RUN_FILE_NONE || runs->files[f].runs >= runs->order)
+		f = new_file(runs, level);
+	runs->files[f].runs++;
+	runs->files[f].unread++;
+	runs->writing_file = f;
+	BitonicRunWriterBegin(&runs->writer, runs->files[f].file, runs->files[f].size);
+}
+
+/* A run of file f is read to its end: delete the file once all its runs are. */
+static void
+run_read(BitonicRuns *runs, int f)
+{
+	BitonicRunsFile *file = &runs->files[f];
+
+	Assert(file->unread > 0);
+	if (--file->unread > 0)
+		return;
+	BitonicRunFileDrop(file->file, file->size, &runs->disk);
+	file->file = RUN_FILE_NONE;
+}
+
 /* Start a run; its rows follow in order (BitonicRunsPut). */
 void
 BitonicRunsStartRun(BitonicRuns *runs)
 {
-	BitonicRunWriterBegin(&runs->writer);
+	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
+
+	start_writing(runs, 0);
+	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -212,11 +275,17 @@ show_row(BitonicRuns *runs, const BitonicRunReader *reader, TupleTableSlot *slot
 	return ExecStoreVirtualTuple(slot);
 }
 
-/* End the run being written: its file, its size and (keys alone) its NULLs. */
+/* End the run being written: its file, place, size and (keys alone) NULLs. */
 static void
 end_writing(BitonicRuns *runs, BitonicRun *run)
 {
-	run->file = BitonicRunWriterEnd(&runs->writer, &run->bytes);
+	BitonicRunsFile *file = &runs->files[runs->writing_file];
+
+	run->bytes = BitonicRunWriterEnd(&runs->writer);
+	run->file = runs->writing_file;
+	run->start = file->size;
+	file->size += run->bytes;
+	runs->writing_file = -1;
 	run->nnulls = runs->writing_nulls;
 	runs->writing_nulls = 0;
 }
@@ -336,19 +405,27 @@ winner(BitonicRuns *runs)
 	return &runs->readers[runs->tree[0].reader];
 }
 
+/* Read reader i's next row; at its run's end, tell the run's file. */
+static void
+read_next(BitonicRuns *runs, int i)
+{
+	if (!BitonicRunReaderNext(&runs->readers[i]))
+		run_read(runs, runs->reader_file[i]);
+}
+
 /* Read the winner's next row and play it up the tree. */
 static void
 advance(BitonicRuns *runs)
 {
 	int			w = runs->tree[0].reader;
 
-	(void) BitonicRunReaderNext(&runs->readers[w]);
+	read_next(runs, w);
 	replay(runs, w);
 }
 
 /*
  * Read runs [first, first + n), each through a buffer of its own, and play
- * the loser tree; the files are the readers' now (each deleted once read).
+ * the loser tree.
  */
 static void
 open_readers(BitonicRuns *runs, int first, int n)
@@ -357,21 +434,23 @@ open_readers(BitonicRuns *runs, int first, int n)
 	{
 		runs->readers = palloc0(sizeof(BitonicRunReader) * runs->order);
 		runs->tree = palloc0(sizeof(BitonicMergeEntry) * runs->order);
+		runs->reader_file = palloc0(sizeof(int) * runs->order);
 	}
 	for (int i = 0; i < n; i++)
 	{
 		BitonicRunReader *reader = &runs->readers[i];
+		BitonicRun *run = &runs->runs[first + i];
 
 		if (reader->slot == NULL)
 			reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
 		/* one column with an exact key: the keys alone decide */
 		reader->compare_rows = !runs->keys_decide;
-		BitonicRunReaderOpen(reader, runs->runs[first + i].file, runs->runs[first + i].bytes,
-							 runs->buffer_size, runs->read_cxt, &runs->disk);
+		runs->reader_file[i] = run->file;
+		BitonicRunReaderOpen(reader, runs->files[run->file].file, run->start, run->bytes,
+							 runs->buffer_size, runs->read_cxt);
 		if (runs->keys_only)
-			BitonicRunReaderKeysOnly(reader, runs->runs[first + i].nnulls, runs->ms->nulls_first);
-		runs->runs[first + i].file = RUN_FILE_NONE;
-		(void) BitonicRunReaderNext(reader);
+			BitonicRunReaderKeysOnly(reader, run->nnulls, runs->ms->nulls_first);
+		read_next(runs, i);
 	}
 	runs->nreaders = n;
 	runs->tree[0] = n == 1 ? entry_of(runs, 0) : build_tree(runs, 1);
@@ -394,7 +473,7 @@ merge_tail(BitonicRuns *runs, int n)
 	for (int r = first; r < runs->nruns; r++)
 		level = Max(level, runs->runs[r].level + 1);
 	open_readers(runs, first, n);
-	BitonicRunWriterBegin(&runs->writer);
+	start_writing(runs, level);
 	while ((reader = winner(runs)) != NULL)
 	{
 		put_reader_row(runs, reader);
@@ -552,21 +631,15 @@ BitonicRunsEnd(BitonicRuns *runs)
 	{
 		for (int i = 0; i < runs->order; i++)
 		{
-			BitonicRunReader *reader = &runs->readers[i];
-
-			if (reader->file != RUN_FILE_NONE && i < runs->nreaders)
-				BitonicRunFileDrop(reader->file, reader->end, &runs->disk);
-			if (reader->slot != NULL)
-				ExecDropSingleTupleTableSlot(reader->slot);
+			if (runs->readers[i].slot != NULL)
+				ExecDropSingleTupleTableSlot(runs->readers[i].slot);
 		}
 	}
-	for (int r = 0; r < runs->nruns; r++)
+	for (int f = 0; f < runs->nfiles; f++)
 	{
-		if (runs->runs[r].file != RUN_FILE_NONE)
-			BitonicRunFileDrop(runs->runs[r].file, runs->runs[r].bytes, &runs->disk);
+		if (runs->files[f].file != RUN_FILE_NONE)
+			BitonicRunFileDrop(runs->files[f].file, runs->files[f].size, &runs->disk);
 	}
-	if (runs->writer.file != RUN_FILE_NONE)
-		BitonicRunFileDrop(runs->writer.file, runs->writer.written, &runs->disk);
 	if (runs->merged != NULL)
 		tuplestore_end(runs->merged);
 	if (runs->key_slot != NULL)

@@ -11,14 +11,29 @@
 
 #include "utils/tuplestore.h"
 
-/* One run in its file; level: how many merges its rows have been through. */
+/* One run in a file of runs; level: how many merges its rows have been through. */
 typedef struct BitonicRun
 {
-	File		file;
+	int			file;			/* its file, in the runs' files */
+	off_t		start;			/* its first byte there */
 	off_t		bytes;
 	uint64		nnulls;			/* its NULLs, where it holds keys alone */
 	int			level;
 } BitonicRun;
+
+/*
+ * A temporary file of runs: runs of one level, one after another, at most
+ * as many as a merge reads at once (so that a merge of that level reads it
+ * whole), deleted once each of its runs is read to its end.
+ */
+typedef struct BitonicRunsFile
+{
+	File		file;			/* RUN_FILE_NONE once deleted */
+	off_t		size;
+	int			level;
+	int			runs;			/* runs begun in it */
+	int			unread;			/* of those, the runs not read to their end yet */
+} BitonicRunsFile;
 
 /*
  * A reader's current row in the loser tree: its class (NULLs first, a key,
@@ -51,13 +66,18 @@ typedef struct BitonicRuns
 	BitonicRun *runs;			/* in input order (ties go to the earlier run) */
 	int			nruns;
 	int			runs_cap;
-	BitonicRunWriter writer;	/* the run being written, if its file is open */
+	BitonicRunsFile *files;		/* the files the runs lie in, deleted ones too */
+	int			nfiles;
+	int			files_cap;
+	BitonicRunWriter writer;	/* the run being written, if any */
+	int			writing_file;	/* its file, in files */
 	BitonicRunDisk disk;		/* bytes of the runs' files */
 
 	size_t		buffer_size;	/* read buffer of each run in a merge */
 	int			order;			/* most runs merged at once */
 
 	BitonicRunReader *readers;	/* one per run of the merge, slots made once */
+	int		   *reader_file;	/* each reader's run's file, in files */
 	int			nreaders;
 	BitonicMergeEntry *tree;	/* loser tree: tree[0] the winner, tree[1..] losers */
 	bool		advance;		/* the winner's row was handed out: read its next first */
