@@ -843,6 +843,17 @@ load_and_sort(BitonicScanState *state)
 	state->has_last_key = false;
 }
 
+/*
+ * Ask for a stored row's first two cache lines: a row of the usual widths
+ * (16-byte header, 40-100 bytes of values) most often spans two.
+ */
+static inline void
+prefetch_stored(const void *row)
+{
+	__builtin_prefetch(row);
+	__builtin_prefetch((const char *) row + 64);
+}
+
 /* Next row of the in-memory order in the given direction, or an empty slot. */
 static TupleTableSlot *
 next_sorted_row(BitonicScanState *state, bool forward)
@@ -866,9 +877,9 @@ next_sorted_row(BitonicScanState *state, bool forward)
 	if ((size_t) next >= state->order_ready)
 		state->order_ready = BitonicMultiSortReady(&state->ms, (size_t) next + 1);
 	if (forward && next + EMIT_PREFETCH < n && (size_t) (next + EMIT_PREFETCH) < state->order_ready)
-		__builtin_prefetch(BitonicStoreGet(&state->store, state->order[next + EMIT_PREFETCH]));
+		prefetch_stored(BitonicStoreGet(&state->store, state->order[next + EMIT_PREFETCH]));
 	else if (!forward && next >= EMIT_PREFETCH)
-		__builtin_prefetch(BitonicStoreGet(&state->store, state->order[next - EMIT_PREFETCH]));
+		prefetch_stored(BitonicStoreGet(&state->store, state->order[next - EMIT_PREFETCH]));
 	return ExecStoreMinimalTuple(BitonicStoreGet(&state->store, state->order[next]),
 								 state->slot, false);
 }
