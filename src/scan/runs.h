@@ -23,8 +23,8 @@ typedef struct BitonicRun
 
 /*
  * A temporary file of runs: runs of one level, one after another, at most
- * as many as a merge reads at once (so that a merge of that level reads it
- * whole), deleted once each of its runs is read to its end.
+ * as many as a merge reads at once (so that a merge of a full level reads
+ * it whole), deleted once each of its runs is read to its end.
  */
 typedef struct BitonicRunsFile
 {
