@@ -237,6 +237,29 @@ SELECT (p ->> 'Runs')::int > 100 AS many_runs,
        (p ->> 'Merge Order')::int BETWEEN 2 AND 8 AS order_within_work_mem,
        (p ->> 'Disk')::int > 4000 AS disk_used
 FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+-- runs of one level share a temporary file, deleted once they are read:
+-- one file for a sort merged in one pass, a file per merge's worth of
+-- runs where there are several (pg_stat_database counts each file as it
+-- is deleted)
+SELECT pg_stat_force_next_flush();
+CREATE TEMP TABLE ext_files_before AS
+  SELECT temp_files FROM pg_stat_database WHERE datname = current_database();
+CREATE TEMP TABLE ext_files_plans AS
+  SELECT '64kB' AS mem, ext_plan('SELECT * FROM ext ORDER BY i8, id') AS p;
+SET work_mem = '1MB';
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+CREATE TEMP TABLE ext_files_between AS
+  SELECT temp_files FROM pg_stat_database WHERE datname = current_database();
+INSERT INTO ext_files_plans SELECT '1MB', ext_plan('SELECT * FROM ext ORDER BY f8, id');
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_clear_snapshot();
+SELECT mem, (p ->> 'Runs')::int > 2 AS several_runs, (p ->> 'Merge Passes')::int = 1 AS one_pass,
+       CASE mem WHEN '64kB' THEN m.temp_files - b.temp_files < (p ->> 'Runs')::int / 2
+                ELSE d.temp_files - m.temp_files = 1 END AS files_shared
+FROM ext_files_plans, ext_files_before b, ext_files_between m, pg_stat_database d
+WHERE d.datname = current_database() ORDER BY mem DESC;
+SET work_mem = '64kB';
 -- the merges' read buffers are given back with their runs: each run still
 -- fills work_mem (700,000 keys of 8 bytes in 56 kB: about 150 runs)
 SELECT (p ->> 'Runs')::int BETWEEN 100 AND 1000 AS keys_alone_runs_fill_work_mem
