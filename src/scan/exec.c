@@ -390,10 +390,11 @@ write_run(BitonicScanState *state)
 }
 
 /*
- * After a run of `rows` rows is written mid-input: plan the next run's
- * placement by key range as the first run's (a run of 128 MB or more: its
- * rows are then written out a range at a time, not gathered from all of
- * memory; 10M rows at 256 MB, medians of six: 1.83 s to 1.71 s), reserve
+ * After a run of `rows` rows in `row_bytes` of blocks is written
+ * mid-input: where rows were placed by key range, plan the next run's
+ * placement for a run as large (one of 128 MB or more is placed: its rows
+ * are then written out a range at a time, not gathered from all of memory;
+ * 10M rows at 256 MB, medians of six: 1.83 s to 1.71 s), reserve
  * seven eighths of its pairs for the next run, which is about as large, so
  * that the pairs do not grow by copies into fresh pages (as load_rows
  * reserves the first run's), and bound the store by what they leave of
@@ -403,14 +404,15 @@ write_run(BitonicScanState *state)
  * would end each run at seven eighths of the one before.
  */
 static void
-reserve_next_run(BitonicScanState *state, size_t rows)
+reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
 {
 	void	   *pairs;
 	size_t		pair_bytes;
 
 	if (state->values != NULL)
 		return;
-	BitonicPlacePlan(state, (double) state->mem_limit);
+	if (state->placed_ranges > 0)
+		BitonicPlacePlan(state, (double) row_bytes);
 	BitonicMultiSortReserve(&state->ms, rows - rows / 8);
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	if (pair_bytes >= HUGE_PAGE_BYTES)
@@ -431,6 +433,7 @@ spill(BitonicScanState *state)
 	Tuplestorestate *stage = NULL;
 	TupleTableSlot *slot;
 	size_t		rows;
+	size_t		row_bytes;
 
 	if (state->runs == NULL)
 		begin_runs(state);
@@ -440,8 +443,9 @@ spill(BitonicScanState *state)
 		BitonicIngestHandOver(state, stage);
 	}
 	rows = state->ntuples;
+	row_bytes = state->store.bytes;
 	write_run(state);
-	reserve_next_run(state, rows);
+	reserve_next_run(state, rows, row_bytes);
 	if (stage == NULL)
 		return;
 	slot = MakeSingleTupleTableSlot(state->slot->tts_tupleDescriptor, &TTSOpsMinimalTuple);
