@@ -394,14 +394,13 @@ write_run(BitonicScanState *state)
  * mid-input: where rows were placed by key range, plan the next run's
  * placement for a run as large (one of 128 MB or more is placed: its rows
  * are then written out a range at a time, not gathered from all of memory;
- * 10M rows at 256 MB, medians of six: 1.83 s to 1.71 s), reserve
- * seven eighths of its pairs for the next run, which is about as large, so
- * that the pairs do not grow by copies into fresh pages (as load_rows
- * reserves the first run's), and bound the store by what they leave of
- * work_mem.  Seven
- * eighths: pairs reserved whole would hold the next run's share before its
- * first row.  The rows' first block is not reserved: a block bounded so
- * would end each run at seven eighths of the one before.
+ * 10M rows at 256 MB, medians of six: 1.83 s to 1.71 s); reserve seven
+ * eighths of its pairs for the next run, which is about as large, so that
+ * the pairs do not grow by copies into fresh pages (as load_rows reserves
+ * the first run's); and bound the store by what they leave of work_mem.
+ * Seven eighths: pairs reserved whole would hold the next run's share
+ * before its first row.  The rows' first block is not reserved: a block
+ * bounded so would end each run at seven eighths of the one before.
  */
 static void
 reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)

@@ -182,7 +182,10 @@ BitonicRunWriterEnd(BitonicRunWriter *writer)
 	return writer->offset - writer->start;
 }
 
-/* Close and delete a file of runs of so many bytes (log_temp_files and the statistics count it here). */
+/*
+ * Close and delete a file of runs of so many bytes (log_temp_files and the
+ * statistics count it here).
+ */
 void
 BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk)
 {

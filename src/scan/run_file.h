@@ -1,8 +1,8 @@
 /*
  * scan/run_file.h — the runs of the external sort in temporary files, one
- * after another: each written front to back through one buffer, read back through
- * a buffer of each run's reader, each row with the normalized key of its
- * first sort column (run_file.c).
+ * after another: each written front to back through one buffer, read back
+ * through a buffer of each run's reader, each row with the normalized key
+ * of its first sort column (run_file.c).
  */
 #ifndef BITONIC_SCAN_RUN_FILE_H
 #define BITONIC_SCAN_RUN_FILE_H
