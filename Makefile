@@ -33,6 +33,7 @@ CORE_OBJS = \
 	src/core/page_probe.o \
 	src/core/part_sort.o \
 	src/core/prefault.o \
+	src/core/read_ahead.o \
 	src/core/worker.o \
 	src/core/sort_adaptive.o \
 	src/core/sort_bitonic.o \

@@ -107,6 +107,24 @@ FROM (VALUES ('64kB'), ('1MB'), ('4MB')) w(work_mem), ext_queries q,
 SELECT * FROM ext_results WHERE NOT (node AND external AND same);
 SELECT count(*) AS checks, bool_and(node AND external AND same) AS all_external_and_same FROM ext_results;
 
+-- records longer than a read chunk's head room, and longer than a chunk
+-- (up to 6 kB, computed above the scan so that nothing is compressed):
+-- gathered in a buffer of their own, the rest of a record read there
+CREATE TABLE ext_wide AS
+  SELECT i AS id, (i * 7919) % 1013 AS k, (i * 31) % 40 AS n FROM generate_series(1, 3000) i;
+SELECT w.work_mem, c.*
+FROM (VALUES ('64kB'), ('1MB')) w(work_mem),
+     LATERAL ext_check('SELECT k, id, repeat(md5(id::text), n * 5) AS w FROM ext_wide ORDER BY k, id',
+                       NULL, w.work_mem) c;
+-- the merge reading its runs itself: with one thread allowed, no thread
+-- reads ahead
+SET bitonic_sort.cpu_threads = 1;
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY i8, id', NULL, '64kB') AS without_read_ahead;
+SELECT * FROM ext_check('SELECT k, id, repeat(md5(id::text), n * 5) AS w FROM ext_wide ORDER BY k, id',
+                        NULL, '64kB') AS wide_without_read_ahead;
+RESET bitonic_sort.cpu_threads;
+DROP TABLE ext_wide;
+
 -- the plan of the first node of a query, run with Sort disabled
 CREATE FUNCTION ext_plan(q text) RETURNS json LANGUAGE plpgsql AS $$
 DECLARE plan json;

@@ -81,6 +81,25 @@ SELECT count(*), sum(r) FROM (SELECT id, k, 1 / (id - 90000) AS r FROM bs_fault_
 RESET enable_sort;
 SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS after_input_error;
 
+-- the thread that reads the merge's runs ahead fails its reads: a clean
+-- error naming the temporary file, nothing left on disk (the thread is
+-- stopped before its descriptors are closed), then the same sort runs
+SET work_mem = '1MB';
+SET bitonic_sort.test_fault = read_ahead;
+SET enable_sort = off;
+DO $$
+BEGIN
+  PERFORM count(*) FROM (SELECT * FROM bs_fault ORDER BY k) s;
+EXCEPTION WHEN OTHERS THEN
+  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE,
+    regexp_replace(SQLERRM, 'pgsql_tmp[0-9.]+', 'pgsql_tmpN', 'g');
+END $$;
+RESET enable_sort;
+RESET bitonic_sort.test_fault;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT bs_fault_compare('SELECT * FROM bs_fault ORDER BY k, id') AS after_read_ahead_fault;
+SET work_mem = '1GB';
+
 -- the same from a heap table: the worker copies each row out of its page,
 -- which stays pinned until then.  A spill stages the rows still in
 -- pinned pages; an error's abort drops the pins (a pin left would warn of a

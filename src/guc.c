@@ -27,6 +27,7 @@ static const struct config_enum_entry test_fault_options[] = {
 	{"none", BITONIC_FAULT_NONE, false},
 	{"part_sort", BITONIC_FAULT_PART_SORT, false},
 	{"ingest", BITONIC_FAULT_INGEST, false},
+	{"read_ahead", BITONIC_FAULT_READ_AHEAD, false},
 	{NULL, 0, false}
 };
 #endif
@@ -194,7 +195,8 @@ BitonicGucInit(void)
 	DefineCustomEnumVariable("bitonic_sort.test_fault",
 							 "Makes a background thread's job fail (the test build only).",
 							 "part_sort: the part sorter fails every part; ingest: an error "
-							 "is raised while the ingest worker places a buffer; none: no fault.",
+							 "is raised while the ingest worker places a buffer; read_ahead: the "
+							 "external sort's reads ahead of its merge fail; none: no fault.",
 							 &bitonic_sort_test_fault,
 							 BITONIC_FAULT_NONE,
 							 test_fault_options,

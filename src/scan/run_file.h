@@ -1,8 +1,8 @@
 /*
  * scan/run_file.h — the runs of the external sort in temporary files, one
  * after another: each written front to back through one buffer, read back
- * through a buffer of each run's reader, each row with the normalized key
- * of its first sort column (run_file.c).
+ * through two buffers of each run's reader, each row with the normalized
+ * key of its first sort column (run_file.c).
  */
 #ifndef BITONIC_SCAN_RUN_FILE_H
 #define BITONIC_SCAN_RUN_FILE_H
@@ -12,6 +12,8 @@
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "storage/fd.h"
+
+#include "core/read_ahead.h"
 
 /* No file: a reader at its run's end, a writer between runs. */
 #define RUN_FILE_NONE ((File) -1)
@@ -36,9 +38,22 @@ typedef struct BitonicRunWriter
 } BitonicRunWriter;
 
 /*
+ * One of a reader's two buffers: head room, where the end of a record cut
+ * by the other buffer's end is copied, then the bytes of one read.
+ */
+typedef struct BitonicRunChunk
+{
+	char	   *mem;			/* head room, then the read's bytes */
+	bs_read		read;			/* the read into it */
+	bool		pending;		/* the read is asked for and its bytes not taken */
+} BitonicRunChunk;
+
+/*
  * A run being read: its current record, and the slot that shows it.  A run
  * of keys alone holds no rows: its records are keys, and its NULLs (all
- * equal) are a count, handed out before or after the keys.
+ * equal) are a count, handed out before or after the keys.  Its bytes come
+ * through two chunks in turn: while the merge reads one, the thread that
+ * reads ahead (where there is one) fills the other.
  */
 typedef struct BitonicRunReader
 {
@@ -46,15 +61,23 @@ typedef struct BitonicRunReader
 	bool		keys_only;		/* records are keys alone */
 	bool		nulls_first;	/* where its NULLs go (keys alone) */
 	uint64		nulls_left;		/* NULLs still to hand out (keys alone) */
-	off_t		offset;			/* the file's next byte to read */
+	bs_read_ahead *ahead;		/* the thread that reads ahead, or NULL: reads here */
+	int			fd;				/* the file's descriptor for that thread */
+	off_t		offset;			/* the file's next byte not asked for yet */
 	off_t		end;			/* the byte after the run's last */
-	char	   *buf;			/* records read, the current one at tuple */
-	size_t		buf_size;
-	size_t		pos;			/* the next record's first byte in buf */
-	size_t		len;			/* bytes read into buf */
+	BitonicRunChunk chunks[2];
+	size_t		head;			/* bytes of a chunk's head room */
+	size_t		chunk_bytes;	/* bytes a chunk's read asks for */
+	int			next;			/* the chunk whose read follows data's bytes, or -1 */
+	char	   *stitch;			/* a record cut where head room cannot take it */
+	size_t		stitch_size;
+	MemoryContext cxt;			/* where its buffers are */
+	char	   *data;			/* the bytes being read (in a chunk or stitch) */
+	size_t		pos;			/* the next record's first byte in data */
+	size_t		len;			/* bytes in data */
 	uint64		key;
 	bool		isnull;
-	MinimalTuple tuple;			/* the current record's row, in buf */
+	MinimalTuple tuple;			/* the current record's row, in data */
 	TupleTableSlot *slot;		/* the row, for the comparators */
 	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
 } BitonicRunReader;
@@ -67,7 +90,7 @@ extern void BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnul
 extern void BitonicRunWriterPutKey(BitonicRunWriter *writer, uint64 key);
 extern off_t BitonicRunWriterEnd(BitonicRunWriter *writer);
 extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t bytes,
-								 size_t buf_size, MemoryContext cxt);
+								 size_t buf_size, MemoryContext cxt, bs_read_ahead *ahead, int fd);
 extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);
 extern bool BitonicRunReaderNext(BitonicRunReader *reader);
 extern void BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk);

@@ -28,7 +28,9 @@
  */
 #include "scan/runs.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -51,6 +53,8 @@
 
 /* Rows between interrupt checks. */
 #define RUNS_CHECK_EVERY 1024
+
+static void release_reading(void *arg);
 
 /* Memory of a reader besides its buffer: its slot, a row cut by the buffer's end, the tree. */
 static size_t
@@ -133,6 +137,9 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->files_cap = 4;
 	runs->files = palloc(sizeof(BitonicRunsFile) * runs->files_cap);
 	runs->writing_file = -1;
+	runs->release_guard.func = release_reading;
+	runs->release_guard.arg = runs;
+	MemoryContextRegisterResetCallback(cxt, &runs->release_guard);
 	MemoryContextSwitchTo(old);
 	return runs;
 }
@@ -174,6 +181,7 @@ new_file(BitonicRuns *runs, int level)
 	}
 	f = &runs->files[runs->nfiles];
 	f->file = BitonicRunFileCreate();
+	f->fd = -1;
 	f->size = 0;
 	f->level = level;
 	f->runs = 0;
@@ -200,6 +208,28 @@ start_writing(BitonicRuns *runs, int level)
 	BitonicRunWriterBegin(&runs->writer, runs->files[f].file, runs->files[f].size);
 }
 
+/* Close file f's descriptor for the reading thread, if it has one. */
+static void
+close_thread_fd(BitonicRunsFile *file)
+{
+	if (file->fd < 0)
+		return;
+	close(file->fd);
+	ReleaseExternalFD();
+	file->fd = -1;
+}
+
+/* Close and delete file f (no read of it is asked for). */
+static void
+drop_file(BitonicRuns *runs, int f)
+{
+	BitonicRunsFile *file = &runs->files[f];
+
+	close_thread_fd(file);
+	BitonicRunFileDrop(file->file, file->size, &runs->disk);
+	file->file = RUN_FILE_NONE;
+}
+
 /* A run of file f is read to its end: delete the file once all its runs are. */
 static void
 run_read(BitonicRuns *runs, int f)
@@ -209,8 +239,71 @@ run_read(BitonicRuns *runs, int f)
 	Assert(file->unread > 0);
 	if (--file->unread > 0)
 		return;
-	BitonicRunFileDrop(file->file, file->size, &runs->disk);
-	file->file = RUN_FILE_NONE;
+	drop_file(runs, f);
+}
+
+/*
+ * File f's descriptor for the thread that reads ahead: a duplicate of
+ * fd.c's, counted as an external descriptor, so that fd.c, which may close
+ * its own to make room for others, never closes this one; -1 (the merge
+ * reads the file itself) where there is no thread or no descriptor left.
+ */
+static int
+thread_fd(BitonicRuns *runs, int f)
+{
+	BitonicRunsFile *file = &runs->files[f];
+	int			fd;
+
+	if (file->fd >= 0 || !runs->ahead.running || !AcquireExternalFD())
+		return file->fd;
+	/* FileSize opens fd.c's descriptor where fd.c closed it */
+	fd = FileSize(file->file) < 0 ? -1 :
+		fcntl(FileGetRawDesc(file->file), F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		ReleaseExternalFD();
+	file->fd = fd;
+	return fd;
+}
+
+/*
+ * read_cxt goes (reset after a merge, or deleted with the runs at an error):
+ * drop the reads still asked for into it and wait for the one under way.
+ */
+static void
+cancel_reads(void *arg)
+{
+	BitonicRuns *runs = (BitonicRuns *) arg;
+
+	bs_read_ahead_cancel(&runs->ahead);
+	runs->reads_guarded = false;
+}
+
+/*
+ * The runs go (their end, or an error): stop the reading thread, then
+ * close its descriptors; fd.c closes and deletes the files themselves.
+ */
+static void
+release_reading(void *arg)
+{
+	BitonicRuns *runs = (BitonicRuns *) arg;
+
+	bs_read_ahead_stop(&runs->ahead);
+	for (int f = 0; f < runs->nfiles; f++)
+		close_thread_fd(&runs->files[f]);
+}
+
+/*
+ * Start the thread that reads the merges' runs ahead, once, where
+ * bitonic_sort.cpu_threads allows a second thread and the budget has one.
+ */
+static void
+start_reading_thread(BitonicRuns *runs)
+{
+	if (runs->ahead_tried)
+		return;
+	runs->ahead_tried = true;
+	if (bitonic_sort_cpu_threads > 1)
+		(void) bs_read_ahead_start(&runs->ahead);
 }
 
 /* Start a run; its rows follow in order (BitonicRunsPut). */
@@ -438,6 +531,14 @@ open_readers(BitonicRuns *runs, int first, int n)
 		runs->tree = palloc0(sizeof(BitonicMergeEntry) * runs->order);
 		runs->reader_file = palloc0(sizeof(int) * runs->order);
 	}
+	start_reading_thread(runs);
+	if (!runs->reads_guarded)
+	{
+		runs->reads_guard.func = cancel_reads;
+		runs->reads_guard.arg = runs;
+		MemoryContextRegisterResetCallback(runs->read_cxt, &runs->reads_guard);
+		runs->reads_guarded = true;
+	}
 	for (int i = 0; i < n; i++)
 	{
 		BitonicRunReader *reader = &runs->readers[i];
@@ -449,7 +550,8 @@ open_readers(BitonicRuns *runs, int first, int n)
 		reader->compare_rows = !runs->keys_decide;
 		runs->reader_file[i] = run->file;
 		BitonicRunReaderOpen(reader, runs->files[run->file].file, run->start, run->bytes,
-							 runs->buffer_size, runs->read_cxt);
+							 runs->buffer_size, runs->read_cxt, &runs->ahead,
+							 thread_fd(runs, run->file));
 		if (runs->keys_only)
 			BitonicRunReaderKeysOnly(reader, run->nnulls, runs->ms->nulls_first);
 		read_next(runs, i);
@@ -629,6 +731,8 @@ BitonicRunsBytes(BitonicRuns *runs)
 void
 BitonicRunsEnd(BitonicRuns *runs)
 {
+	/* no read may go on into buffers or files about to go */
+	bs_read_ahead_stop(&runs->ahead);
 	if (runs->readers != NULL)
 	{
 		for (int i = 0; i < runs->order; i++)
@@ -643,7 +747,7 @@ BitonicRunsEnd(BitonicRuns *runs)
 	for (int f = 0; f < runs->nfiles; f++)
 	{
 		if (runs->files[f].file != RUN_FILE_NONE)
-			BitonicRunFileDrop(runs->files[f].file, runs->files[f].size, &runs->disk);
+			drop_file(runs, f);
 	}
 	if (runs->merged != NULL)
 		tuplestore_end(runs->merged);

@@ -29,6 +29,7 @@ typedef struct BitonicRun
 typedef struct BitonicRunsFile
 {
 	File		file;			/* RUN_FILE_NONE once deleted */
+	int			fd;				/* its descriptor for the reading thread, or -1 */
 	off_t		size;
 	int			level;
 	int			runs;			/* runs begun in it */
@@ -76,6 +77,11 @@ typedef struct BitonicRuns
 	size_t		buffer_size;	/* read buffer of each run in a merge */
 	int			order;			/* most runs merged at once */
 
+	bs_read_ahead ahead;		/* the thread that reads the merge's runs ahead */
+	bool		ahead_tried;	/* its start was tried */
+	MemoryContextCallback reads_guard;	/* on read_cxt: no read into it once it goes */
+	bool		reads_guarded;	/* reads_guard is registered */
+	MemoryContextCallback release_guard;	/* on cxt: the thread and descriptors go */
 	BitonicRunReader *readers;	/* one per run of the merge, slots made once */
 	int		   *reader_file;	/* each reader's run's file, in files */
 	int			nreaders;
