@@ -167,12 +167,19 @@ bs_read_ahead_wait(bs_read_ahead *ra, bs_read *r)
 	atomic_store_explicit(&r->state, BS_READ_IDLE, memory_order_relaxed);
 }
 
-/* Drop the queue, then wait for the read under way (caller holds the lock). */
+/*
+ * Drop the queue, each read in it done with ECANCELED (so that a wait for
+ * one returns), then wait for the read under way; the caller holds the lock.
+ */
 static void
 drop_queue_locked(bs_read_ahead *ra)
 {
 	for (bs_read *r = ra->head; r != NULL; r = r->next)
-		atomic_store_explicit(&r->state, BS_READ_IDLE, memory_order_relaxed);
+	{
+		r->got = -1;
+		r->err = ECANCELED;
+		atomic_store_explicit(&r->state, BS_READ_DONE, memory_order_release);
+	}
 	ra->head = ra->tail = NULL;
 	ra->queued = 0;
 	while (ra->busy != NULL)

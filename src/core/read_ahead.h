@@ -24,7 +24,7 @@ extern "C" {
 #endif
 
 /* Reads queued before the owner wakes the sleeping thread. */
-#define BS_READ_AHEAD_BATCH 16
+#define BS_READ_AHEAD_BATCH 64
 
 /* A read's state. */
 #define BS_READ_IDLE 0			/* not queued, or done and waited for */
@@ -69,8 +69,8 @@ extern void bs_read_ahead_submit(bs_read_ahead *ra, bs_read *r);
 extern void bs_read_ahead_wait(bs_read_ahead *ra, bs_read *r);
 
 /*
- * Drop the queued reads (they go back to idle, unread) and wait for the
- * one under way: afterwards no read writes to memory.
+ * Drop the queued reads (each done with ECANCELED, unread) and wait for
+ * the one under way: afterwards no read writes to memory.
  */
 extern void bs_read_ahead_cancel(bs_read_ahead *ra);
 
