@@ -43,8 +43,13 @@ vq_max_part()
 {
 	return kMaxPartBytes / sizeof(T);
 }
-/* Smallest part worth splitting to give another thread work. */
-static const size_t kMinSplit = (size_t) 1 << 17;
+/*
+ * Smallest part worth splitting to give another thread work: 32K values,
+ * about 0.6 ms of vqsort for 128-bit pairs, against tens of microseconds
+ * of hand-offs for the split (the 295 runs of 34K pairs of a 10M-row
+ * external sort at 4 MB: 206 ms of sorting on one thread, 155 ms on two).
+ */
+static const size_t kMinSplit = (size_t) 1 << 15;
 /* Largest stripe one thread partitions in one go (a cancel waits for one). */
 static const size_t kMaxStripe = (size_t) 1 << 21;
 /* Most stripes of one split: every thread, and enough to keep stripes small. */
