@@ -197,6 +197,19 @@ SELECT ext_cursor_compare('SELECT id, i8 FROM ext ORDER BY i8 DESC, id') AS scro
        ext_cursor_compare('SELECT id, t FROM ext ORDER BY t COLLATE ext_en, id DESC') AS scroll_en_us,
        ext_cursor_compare('SELECT k FROM ext_keys ORDER BY k NULLS FIRST') AS scroll_keys_alone;
 
+-- a cursor closed in the middle of the merge: the reads asked for ahead
+-- are dropped and the thread stopped before the buffers go; nothing is
+-- left on disk, and the next sort is right
+SET enable_sort = off;
+BEGIN;
+DECLARE ext_mid NO SCROLL CURSOR FOR SELECT * FROM ext ORDER BY i8, id;
+MOVE 20000 IN ext_mid;
+CLOSE ext_mid;
+COMMIT;
+RESET enable_sort;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY i8, id', NULL, '256kB') AS after_closed_cursor;
+
 -- a rescan: an inner side rewound without new parameters (its merge kept
 -- in a tuplestore), and a subquery sorted again for each parameter
 SET enable_hashjoin = off;

@@ -79,7 +79,7 @@ typedef struct BitonicRunReader
 	bool		isnull;
 	MinimalTuple tuple;			/* the current record's row, in data */
 	TupleTableSlot *slot;		/* the row, for the comparators */
-	bool		compare_rows;	/* the merge compares rows: keep the slot showing it */
+	bool		slot_current;	/* slot shows the current row */
 } BitonicRunReader;
 
 extern void BitonicRunWriterInit(BitonicRunWriter *writer, size_t size, BitonicRunDisk *disk);
@@ -93,6 +93,7 @@ extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t star
 								 size_t buf_size, MemoryContext cxt, bs_read_ahead *ahead, int fd);
 extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);
 extern bool BitonicRunReaderNext(BitonicRunReader *reader);
+extern TupleTableSlot *BitonicRunReaderSlot(BitonicRunReader *reader);
 extern void BitonicRunFileDrop(File file, off_t bytes, BitonicRunDisk *disk);
 
 #endif							/* BITONIC_SCAN_RUN_FILE_H */

@@ -414,8 +414,8 @@ entry_of(const BitonicRuns *runs, int i)
 static bool
 rows_before(const BitonicRuns *runs, int a, int b)
 {
-	const BitonicRunReader *x = &runs->readers[a];
-	const BitonicRunReader *y = &runs->readers[b];
+	BitonicRunReader *x = &runs->readers[a];
+	BitonicRunReader *y = &runs->readers[b];
 	/* both NULL, or equal exact keys: the first column is equal */
 	int			first = (x->isnull || runs->key_exact) ? 1 : 0;
 
@@ -423,8 +423,8 @@ rows_before(const BitonicRuns *runs, int a, int b)
 	{
 		bool		nx,
 					ny;
-		Datum		vx = slot_getattr(x->slot, runs->attnos[c], &nx);
-		Datum		vy = slot_getattr(y->slot, runs->attnos[c], &ny);
+		Datum		vx = slot_getattr(BitonicRunReaderSlot(x), runs->attnos[c], &nx);
+		Datum		vy = slot_getattr(BitonicRunReaderSlot(y), runs->attnos[c], &ny);
 		int			r = ApplySortComparator(vx, nx, vy, ny, &runs->ms->ssup[c]);
 
 		if (r != 0)
@@ -546,8 +546,6 @@ open_readers(BitonicRuns *runs, int first, int n)
 
 		if (reader->slot == NULL)
 			reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
-		/* one column with an exact key: the keys alone decide */
-		reader->compare_rows = !runs->keys_decide;
 		runs->reader_file[i] = run->file;
 		BitonicRunReaderOpen(reader, runs->files[run->file].file, run->start, run->bytes,
 							 runs->buffer_size, runs->read_cxt, &runs->ahead,
