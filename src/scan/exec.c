@@ -338,27 +338,55 @@ sort_held(BitonicScanState *state)
 }
 
 /*
- * Write the row the in-memory order hands out next to the run: a stored
- * row as it is stored, its first sort column read from it; a value (keys
- * alone) as its key.
+ * Ask for a stored row's first two cache lines: a row of the usual widths
+ * (16-byte header, 40-100 bytes of values) most often spans two.
+ */
+static inline void
+prefetch_stored(const void *row)
+{
+	__builtin_prefetch(row);
+	__builtin_prefetch((const char *) row + 64);
+}
+
+/*
+ * The locator of the in-memory order's row at pos (the order made ready
+ * up to it first, where the sorter still writes it), asking for the row
+ * EMIT_PREFETCH places further on in the given direction.
+ */
+static inline uint32
+ordered_locator(BitonicScanState *state, int64 pos, bool forward)
+{
+	int64		n = (int64) state->ntuples;
+
+	if ((size_t) pos >= state->order_ready)
+		state->order_ready = BitonicMultiSortReady(&state->ms, (size_t) pos + 1);
+	if (forward && pos + EMIT_PREFETCH < n && (size_t) (pos + EMIT_PREFETCH) < state->order_ready)
+		prefetch_stored(BitonicStoreGet(&state->store, state->order[pos + EMIT_PREFETCH]));
+	else if (!forward && pos >= EMIT_PREFETCH)
+		prefetch_stored(BitonicStoreGet(&state->store, state->order[pos - EMIT_PREFETCH]));
+	return state->order[pos];
+}
+
+/*
+ * Write the in-memory order's row at pos to the run: a stored row as it is
+ * stored, its first sort column read from it (no slot shows it); a value
+ * (keys alone) as its key.
  */
 static void
-put_run_row(BitonicScanState *state, TupleTableSlot *slot)
+put_run_row(BitonicScanState *state, int64 pos)
 {
 	bool		isnull;
 	Datum		value;
-	MinimalTuple tuple;
 
 	if (state->values == NULL)
 	{
-		uint32		locator = state->order[state->pos];
+		uint32		locator = ordered_locator(state, pos, true);
 
-		tuple = BitonicStoreGet(&state->store, locator);
 		value = stored_attr(state, locator, state->keys.attnos[0], &isnull);
-		BitonicRunsPut(state->runs, tuple, value, isnull);
+		BitonicRunsPut(state->runs, BitonicStoreGet(&state->store, locator), value, isnull);
 		return;
 	}
-	value = slot_getattr(slot, 1, &isnull);
+	value = slot_getattr(BitonicValuesGet(state, (size_t) pos), 1, &isnull);
 	BitonicRunsPutValue(state->runs, value, isnull);
 }
 
@@ -369,19 +397,12 @@ put_run_row(BitonicScanState *state, TupleTableSlot *slot)
 static void
 write_run(BitonicScanState *state)
 {
-	TupleTableSlot *slot;
-	uint64		i = 0;
-
 	sort_held(state);
-	state->pos = -1;
 	BitonicRunsStartRun(state->runs);
-	for (;;)
+	for (int64 pos = 0; pos < (int64) state->ntuples; pos++)
 	{
-		slot = next_sorted_row(state, true);
-		if (TupIsNull(slot))
-			break;
-		put_run_row(state, slot);
-		if ((++i % 4096) == 0)
+		put_run_row(state, pos);
+		if ((pos + 1) % 4096 == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	forget_rows(state);
@@ -851,17 +872,6 @@ load_and_sort(BitonicScanState *state)
 	state->has_last_key = false;
 }
 
-/*
- * Ask for a stored row's first two cache lines: a row of the usual widths
- * (16-byte header, 40-100 bytes of values) most often spans two.
- */
-static inline void
-prefetch_stored(const void *row)
-{
-	__builtin_prefetch(row);
-	__builtin_prefetch((const char *) row + 64);
-}
-
 /* Next row of the in-memory order in the given direction, or an empty slot. */
 static TupleTableSlot *
 next_sorted_row(BitonicScanState *state, bool forward)
@@ -882,13 +892,7 @@ next_sorted_row(BitonicScanState *state, bool forward)
 	state->pos = next;
 	if (state->values != NULL)
 		return BitonicValuesGet(state, (size_t) next);
-	if ((size_t) next >= state->order_ready)
-		state->order_ready = BitonicMultiSortReady(&state->ms, (size_t) next + 1);
-	if (forward && next + EMIT_PREFETCH < n && (size_t) (next + EMIT_PREFETCH) < state->order_ready)
-		prefetch_stored(BitonicStoreGet(&state->store, state->order[next + EMIT_PREFETCH]));
-	else if (!forward && next >= EMIT_PREFETCH)
-		prefetch_stored(BitonicStoreGet(&state->store, state->order[next - EMIT_PREFETCH]));
-	return ExecStoreMinimalTuple(BitonicStoreGet(&state->store, state->order[next]),
+	return ExecStoreMinimalTuple(BitonicStoreGet(&state->store, ordered_locator(state, next, forward)),
 								 state->slot, false);
 }
 
