@@ -73,16 +73,8 @@ bool
 bs_prefaulter_start(bs_prefaulter *pf)
 {
 	memset(pf, 0, sizeof(bs_prefaulter));
-	pthread_mutex_init(&pf->lock, NULL);
-	pthread_cond_init(&pf->wake, NULL);
-	pthread_cond_init(&pf->idle, NULL);
-	pf->running = bs_thread_start(&pf->thread, prefault_main, pf);
-	if (!pf->running)
-	{
-		pthread_cond_destroy(&pf->idle);
-		pthread_cond_destroy(&pf->wake);
-		pthread_mutex_destroy(&pf->lock);
-	}
+	pf->running = bs_thread_start_synced(&pf->thread, prefault_main, pf, &pf->lock, &pf->wake,
+										 &pf->idle);
 	return pf->running;
 }
 
@@ -146,9 +138,6 @@ bs_prefaulter_stop(bs_prefaulter *pf)
 	pf->stop = true;
 	pthread_cond_signal(&pf->wake);
 	pthread_mutex_unlock(&pf->lock);
-	bs_thread_join(pf->thread);
-	pthread_cond_destroy(&pf->idle);
-	pthread_cond_destroy(&pf->wake);
-	pthread_mutex_destroy(&pf->lock);
+	bs_thread_join_synced(pf->thread, &pf->lock, &pf->wake, &pf->idle);
 	pf->running = false;
 }

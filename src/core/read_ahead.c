@@ -88,16 +88,8 @@ bool
 bs_read_ahead_start(bs_read_ahead *ra)
 {
 	memset(ra, 0, sizeof(bs_read_ahead));
-	pthread_mutex_init(&ra->lock, NULL);
-	pthread_cond_init(&ra->wake, NULL);
-	pthread_cond_init(&ra->done, NULL);
-	ra->running = bs_thread_start(&ra->thread, read_ahead_main, ra);
-	if (!ra->running)
-	{
-		pthread_cond_destroy(&ra->done);
-		pthread_cond_destroy(&ra->wake);
-		pthread_mutex_destroy(&ra->lock);
-	}
+	ra->running = bs_thread_start_synced(&ra->thread, read_ahead_main, ra, &ra->lock, &ra->wake,
+										 &ra->done);
 	return ra->running;
 }
 
@@ -208,9 +200,6 @@ bs_read_ahead_stop(bs_read_ahead *ra)
 	ra->stop = true;
 	pthread_mutex_unlock(&ra->lock);
 	pthread_cond_signal(&ra->wake);
-	bs_thread_join(ra->thread);
-	pthread_cond_destroy(&ra->done);
-	pthread_cond_destroy(&ra->wake);
-	pthread_mutex_destroy(&ra->lock);
+	bs_thread_join_synced(ra->thread, &ra->lock, &ra->wake, &ra->done);
 	ra->running = false;
 }

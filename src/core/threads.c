@@ -122,6 +122,33 @@ bs_thread_join(pthread_t thread)
 	give_place();
 }
 
+/* Make a lock and two conditions, then start the thread (see threads.h). */
+bool
+bs_thread_start_synced(pthread_t *thread, void *(*fn) (void *), void *arg,
+					   pthread_mutex_t *lock, pthread_cond_t *wake, pthread_cond_t *done)
+{
+	pthread_mutex_init(lock, NULL);
+	pthread_cond_init(wake, NULL);
+	pthread_cond_init(done, NULL);
+	if (bs_thread_start(thread, fn, arg))
+		return true;
+	pthread_cond_destroy(done);
+	pthread_cond_destroy(wake);
+	pthread_mutex_destroy(lock);
+	return false;
+}
+
+/* Join the thread, then destroy its lock and conditions (see threads.h). */
+void
+bs_thread_join_synced(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *wake,
+					  pthread_cond_t *done)
+{
+	bs_thread_join(thread);
+	pthread_cond_destroy(done);
+	pthread_cond_destroy(wake);
+	pthread_mutex_destroy(lock);
+}
+
 /* Bytes of a pool (see threads.h). */
 size_t
 bs_thread_pool_size(void)

@@ -37,6 +37,19 @@ extern bool bs_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg);
 extern void bs_thread_join(pthread_t thread);
 
 /*
+ * Start a thread that waits under `lock` on `wake` and signals `done` (a
+ * background thread and its owner): the three are made first, and
+ * destroyed again where the thread could not start; whether it started.
+ */
+extern bool bs_thread_start_synced(pthread_t *thread, void *(*fn) (void *), void *arg,
+								   pthread_mutex_t *lock, pthread_cond_t *wake,
+								   pthread_cond_t *done);
+
+/* Join a thread of bs_thread_start_synced, and destroy its lock and conditions. */
+extern void bs_thread_join_synced(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *wake,
+								  pthread_cond_t *done);
+
+/*
  * Start a detached thread (nobody joins it), with every signal blocked and
  * within the budget; false when it could not start.  The thread gives its
  * place back itself, by bs_thread_leave as it ends (or moves it by

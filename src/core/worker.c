@@ -93,16 +93,8 @@ bs_worker_start(bs_worker *w)
 	memset(w, 0, sizeof(bs_worker));
 	atomic_init(&w->busy, false);
 	atomic_init(&w->stop, false);
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->wake, NULL);
-	pthread_cond_init(&w->done, NULL);
-	w->running = bs_thread_start(&w->thread, worker_main, w);
-	if (!w->running)
-	{
-		pthread_cond_destroy(&w->done);
-		pthread_cond_destroy(&w->wake);
-		pthread_mutex_destroy(&w->lock);
-	}
+	w->running = bs_thread_start_synced(&w->thread, worker_main, w, &w->lock, &w->wake,
+										 &w->done);
 	return w->running;
 }
 
@@ -141,9 +133,6 @@ bs_worker_stop(bs_worker *w)
 	atomic_store(&w->stop, true);
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
-	bs_thread_join(w->thread);
-	pthread_cond_destroy(&w->done);
-	pthread_cond_destroy(&w->wake);
-	pthread_mutex_destroy(&w->lock);
+	bs_thread_join_synced(w->thread, &w->lock, &w->wake, &w->done);
 	w->running = false;
 }
