@@ -88,9 +88,17 @@ bool
 bs_read_ahead_start(bs_read_ahead *ra)
 {
 	memset(ra, 0, sizeof(bs_read_ahead));
+	ra->batch = BS_READ_AHEAD_BATCH;
 	ra->running = bs_thread_start_synced(&ra->thread, read_ahead_main, ra, &ra->lock, &ra->wake,
 										 &ra->done);
 	return ra->running;
+}
+
+/* Set the batch that wakes the thread (see read_ahead.h). */
+void
+bs_read_ahead_batch(bs_read_ahead *ra, int batch)
+{
+	ra->batch = batch < 1 ? 1 : batch > BS_READ_AHEAD_BATCH ? BS_READ_AHEAD_BATCH : batch;
 }
 
 /* Queue a read, or do it now where the thread is not running (see read_ahead.h). */
@@ -114,7 +122,7 @@ bs_read_ahead_submit(bs_read_ahead *ra, bs_read *r)
 		ra->head = r;
 	ra->tail = r;
 	ra->queued++;
-	wake = ra->sleeping && ra->queued >= BS_READ_AHEAD_BATCH;
+	wake = ra->sleeping && ra->queued >= ra->batch;
 	pthread_mutex_unlock(&ra->lock);
 	if (wake)
 		pthread_cond_signal(&ra->wake);

@@ -4,9 +4,11 @@
  * of its own, and the owner waits for one only where it needs its bytes.
  *
  * The thread blocks every signal and calls nothing but pread.  The owner
- * wakes it only once BS_READ_AHEAD_BATCH reads are queued, or when it
- * waits: a merge queues a small read every few microseconds, and a wake-up
- * for each would cost the owner a system call each.  Memory that a read
+ * wakes it only once a batch of reads is queued (bs_read_ahead_batch), or
+ * when it waits: a merge of many runs queues a small read every
+ * few microseconds, and a wake-up for each would cost the owner a system
+ * call each; a merge of few runs queues few reads, and a batch as large
+ * would leave each of them to its wait.  Memory that a read
  * queued or under way writes to may be freed only after that read was
  * waited for, or after bs_read_ahead_cancel (or _stop) returned.
  */
@@ -23,7 +25,7 @@
 extern "C" {
 #endif
 
-/* Reads queued before the owner wakes the sleeping thread. */
+/* The most reads queued before the owner wakes the sleeping thread. */
 #define BS_READ_AHEAD_BATCH 64
 
 /* A read's state. */
@@ -53,14 +55,21 @@ typedef struct bs_read_ahead
 	bs_read    *head;			/* the queue, in order */
 	bs_read    *tail;
 	int			queued;			/* reads in the queue */
+	int			batch;			/* reads queued that wake the sleeping thread (the owner's) */
 	bs_read    *busy;			/* the read under way (taken off the queue), or NULL */
 	bool		sleeping;		/* the thread waits on wake */
 	bool		stop;
 	bool		running;
 } bs_read_ahead;
 
-/* Start the thread; false when it cannot run (the owner then reads itself). */
+/*
+ * Start the thread, woken once BS_READ_AHEAD_BATCH reads are queued; false
+ * when it cannot run (the owner then reads itself).
+ */
 extern bool bs_read_ahead_start(bs_read_ahead *ra);
+
+/* Wake the sleeping thread once `batch` reads are queued from now on (1 to BS_READ_AHEAD_BATCH). */
+extern void bs_read_ahead_batch(bs_read_ahead *ra, int batch);
 
 /* Queue a read (fd, dst, len and offset set), which must be idle. */
 extern void bs_read_ahead_submit(bs_read_ahead *ra, bs_read *r);

@@ -539,6 +539,13 @@ open_readers(BitonicRuns *runs, int first, int n)
 		MemoryContextRegisterResetCallback(runs->read_cxt, &runs->reads_guard);
 		runs->reads_guarded = true;
 	}
+	/*
+	 * each run has about one read asked for: the thread is woken by a
+	 * quarter of them, long before the merge needs the first (22 runs at
+	 * 64 MB would not have reached a batch of 64, and left every read to
+	 * the merge's wait)
+	 */
+	bs_read_ahead_batch(&runs->ahead, n / 4);
 	for (int i = 0; i < n; i++)
 	{
 		BitonicRunReader *reader = &runs->readers[i];
