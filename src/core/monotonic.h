@@ -1,5 +1,6 @@
 /*
- * monotonic.h — the monotonic clock of the sorting core, in nanoseconds.
+ * monotonic.h — the monotonic clock of the sorting core, in nanoseconds,
+ * and the pause of a wait that spins on it.
  */
 #ifndef BS_MONOTONIC_H
 #define BS_MONOTONIC_H
@@ -14,6 +15,15 @@ bs_monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* One spin of a spin-wait: let the core's other hyperthread run. */
+static inline void
+bs_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
 }
 
 #endif							/* BS_MONOTONIC_H */

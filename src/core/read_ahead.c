@@ -140,9 +140,7 @@ spin_until_done(const bs_read *r)
 			return true;
 		if (spins % SPINS_PER_CLOCK == 0 && bs_monotonic_ns() > deadline)
 			return false;
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
+		bs_spin_pause();
 	}
 }
 

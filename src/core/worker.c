@@ -22,15 +22,6 @@
 /* Spins between two looks at the clock. */
 #define SPINS_PER_CLOCK 64
 
-/* One spin: let the core's other hyperthread run. */
-static inline void
-spin_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
 /*
  * Spin for at most SPIN_NS until busy equals want, or for the worker (want
  * is true) until it is stopped; whether it did.
@@ -56,7 +47,7 @@ spin_until(const bs_worker *w, bool want)
 			else
 				sched_yield();	/* a busy core's other threads (the one awaited?) go first */
 		}
-		spin_pause();
+		bs_spin_pause();
 	}
 }
 

@@ -366,7 +366,8 @@ stitch(BitonicRunReader *reader, size_t n, size_t left, int c, size_t got)
 		memcpy(reader->stitch + have, reader->chunks[other].mem + reader->head, more);
 		have += more;
 	}
-	while (have < n && reader->offset < reader->end)
+	/* one read: it brings the record's rest, or the run ends first */
+	if (have < n && reader->offset < reader->end)
 	{
 		size_t		want = Min(n - have, (size_t) (reader->end - reader->offset));
 		int			done = FileRead(reader->file, reader->stitch + have, (int) want,
