@@ -391,18 +391,28 @@ end_writing(BitonicRuns *runs, BitonicRun *run)
 #define RANK_NULLS_LAST 2
 #define RANK_ENDED 3
 
-/* Reader i's current row as the loser tree holds it (after each read). */
+/* An entry's class and reader, from its tag. */
+#define ENTRY_RANK(e) ((uint32) ((e)->tag >> 32))
+#define ENTRY_READER(e) ((int) (uint32) (e)->tag)
+
+/*
+ * Reader i's current row as the loser tree holds it (after each read).  A
+ * NULL first takes key 0, a NULL last or an ended run all ones, and the
+ * class in the tag's high half sorts them against keys equal to those: so
+ * (key, tag) orders the classes, then the keys, then the runs.
+ */
 static inline BitonicMergeEntry
 entry_of(const BitonicRuns *runs, int i)
 {
 	const BitonicRunReader *reader = &runs->readers[i];
 	BitonicMergeEntry e;
-
-	e.rank = reader->file == RUN_FILE_NONE ? RANK_ENDED :
+	uint32		rank = reader->file == RUN_FILE_NONE ? RANK_ENDED :
 		!reader->isnull ? RANK_KEY :
 		runs->ms->nulls_first ? RANK_NULLS_FIRST : RANK_NULLS_LAST;
-	e.key = e.rank == RANK_KEY ? reader->key : 0;
-	e.reader = i;
+
+	e.key = rank == RANK_KEY ? reader->key :
+		rank == RANK_NULLS_FIRST ? 0 : PG_UINT64_MAX;
+	e.tag = (uint64) rank << 32 | (uint32) i;
 	return e;
 }
 
@@ -433,23 +443,48 @@ rows_before(const BitonicRuns *runs, int a, int b)
 	return a < b;
 }
 
+/* Whether (key a, tag a) goes before (key b, tag b), without a branch. */
+static inline bool
+entry_pair_less(uint64 key_a, uint64 tag_a, uint64 key_b, uint64 tag_b)
+{
+#ifdef HAVE_INT128
+	return ((uint128) key_a << 64 | tag_a) < ((uint128) key_b << 64 | tag_b);
+#else
+	return (key_a < key_b) | ((key_a == key_b) & (tag_a < tag_b));
+#endif
+}
+
 /*
- * Whether entry a's row goes before entry b's: NULLs of the first column
- * where its NULLs go, then the keys, then (rows_before) the comparators
- * where the keys cannot tell, then the earlier run.  A reader at its run's
- * end goes after every row.  Only the last step reads the readers: the
- * tree's entries are enough for the rest.
+ * Whether entry a's row goes before entry b's: (key, tag) as entry_of
+ * orders them, except that rows of one class and equal keys that do not
+ * decide alone go to the comparators (rows_before).  Only that last step
+ * reads the readers.
  */
 static inline bool
 entry_before(const BitonicRuns *runs, const BitonicMergeEntry *a, const BitonicMergeEntry *b)
 {
-	if (a->rank != b->rank)
-		return a->rank < b->rank;
 	if (a->key != b->key)
 		return a->key < b->key;
-	if (a->rank == RANK_ENDED || runs->keys_decide)
-		return a->reader < b->reader;
-	return rows_before(runs, a->reader, b->reader);
+	if (runs->keys_decide || ENTRY_RANK(a) != ENTRY_RANK(b) || ENTRY_RANK(a) == RANK_ENDED)
+		return a->tag < b->tag;
+	return rows_before(runs, ENTRY_READER(a), ENTRY_READER(b));
+}
+
+/* The entry at node of the loser tree. */
+static inline BitonicMergeEntry
+tree_get(const BitonicRuns *runs, unsigned node)
+{
+	BitonicMergeEntry e = {runs->tree_keys[node], runs->tree_tags[node]};
+
+	return e;
+}
+
+/* Put entry e at node of the loser tree. */
+static inline void
+tree_set(BitonicRuns *runs, unsigned node, BitonicMergeEntry e)
+{
+	runs->tree_keys[node] = e.key;
+	runs->tree_tags[node] = e.tag;
 }
 
 /* Play the subtree under node of the loser tree; its winner. */
@@ -465,39 +500,63 @@ build_tree(BitonicRuns *runs, int node)
 	right = build_tree(runs, 2 * node + 1);
 	if (entry_before(runs, &left, &right))
 	{
-		runs->tree[node] = right;
+		tree_set(runs, node, right);
 		return left;
 	}
-	runs->tree[node] = left;
+	tree_set(runs, node, left);
 	return right;
 }
 
-/* Reader w has a new row (or ended): play it up the tree to the root. */
+/*
+ * Reader w has a new row (or ended): play it up the tree to the root.  The
+ * winner of each node is chosen by masks, not by a branch, which would be
+ * mispredicted half the time; only equal keys that do not decide alone
+ * branch to entry_before.
+ */
 static void
 replay(BitonicRuns *runs, int w)
 {
+	uint64	   *keys = runs->tree_keys;
+	uint64	   *tags = runs->tree_tags;
 	BitonicMergeEntry up = entry_of(runs, w);
+	bool		ties_read_rows = !runs->keys_decide;
 
-	for (int node = (w + runs->nreaders) / 2; node >= 1; node /= 2)
+	for (unsigned node = ((unsigned) w + runs->nreaders) / 2; node >= 1; node /= 2)
 	{
-		if (entry_before(runs, &runs->tree[node], &up))
-		{
-			BitonicMergeEntry loser = up;
+		uint64		held_key = keys[node];
+		uint64		held_tag = tags[node];
+		bool		held_first = entry_pair_less(held_key, held_tag, up.key, up.tag);
+		uint64		take;
+		uint64		key_diff;
+		uint64		tag_diff;
 
-			up = runs->tree[node];
-			runs->tree[node] = loser;
+		if (unlikely(ties_read_rows && held_key == up.key))
+		{
+			BitonicMergeEntry held = {held_key, held_tag};
+
+			held_first = entry_before(runs, &held, &up);
 		}
+		/* the loser stays at the node; the winner goes up */
+		take = -(uint64) held_first;
+		key_diff = (held_key ^ up.key) & take;
+		tag_diff = (held_tag ^ up.tag) & take;
+		keys[node] = held_key ^ key_diff;
+		tags[node] = held_tag ^ tag_diff;
+		up.key ^= key_diff;
+		up.tag ^= tag_diff;
 	}
-	runs->tree[0] = up;
+	tree_set(runs, 0, up);
 }
 
 /* The merge's current row's reader, or NULL once every run is read. */
 static BitonicRunReader *
 winner(BitonicRuns *runs)
 {
-	if (runs->tree[0].rank == RANK_ENDED)
+	uint64		tag = runs->tree_tags[0];
+
+	if ((uint32) (tag >> 32) == RANK_ENDED)
 		return NULL;
-	return &runs->readers[runs->tree[0].reader];
+	return &runs->readers[(uint32) tag];
 }
 
 /* Read reader i's next row; at its run's end, tell the run's file. */
@@ -512,7 +571,7 @@ read_next(BitonicRuns *runs, int i)
 static void
 advance(BitonicRuns *runs)
 {
-	int			w = runs->tree[0].reader;
+	int			w = (int) (uint32) runs->tree_tags[0];
 
 	read_next(runs, w);
 	replay(runs, w);
@@ -528,7 +587,8 @@ open_readers(BitonicRuns *runs, int first, int n)
 	if (runs->readers == NULL)
 	{
 		runs->readers = palloc0(sizeof(BitonicRunReader) * runs->order);
-		runs->tree = palloc0(sizeof(BitonicMergeEntry) * runs->order);
+		runs->tree_keys = palloc0(sizeof(uint64) * runs->order);
+		runs->tree_tags = palloc0(sizeof(uint64) * runs->order);
 		runs->reader_file = palloc0(sizeof(int) * runs->order);
 	}
 	start_reading_thread(runs);
@@ -562,7 +622,7 @@ open_readers(BitonicRuns *runs, int first, int n)
 		read_next(runs, i);
 	}
 	runs->nreaders = n;
-	runs->tree[0] = n == 1 ? entry_of(runs, 0) : build_tree(runs, 1);
+	tree_set(runs, 0, n == 1 ? entry_of(runs, 0) : build_tree(runs, 1));
 	runs->advance = false;
 	note_peak(runs);
 }

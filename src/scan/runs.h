@@ -37,15 +37,14 @@ typedef struct BitonicRunsFile
 } BitonicRunsFile;
 
 /*
- * A reader's current row in the loser tree: its class (NULLs first, a key,
- * NULLs last, ended), its key, and the reader; enough to order rows whose
- * keys differ without reading the readers.
+ * A reader's current row in the loser tree, ordered by (key, tag): enough to
+ * order rows whose keys differ, and rows of keys that decide alone, without
+ * reading the readers.  See entry_of in runs.c.
  */
 typedef struct BitonicMergeEntry
 {
-	uint64		key;
-	uint32		rank;
-	int32		reader;
+	uint64		key;			/* the row's key; 0 or all ones for a NULL or an ended run */
+	uint64		tag;			/* class (NULLs first, key, NULLs last, ended) << 32 | reader */
 } BitonicMergeEntry;
 
 /* The runs of one sort, and their merge. */
@@ -85,7 +84,9 @@ typedef struct BitonicRuns
 	BitonicRunReader *readers;	/* one per run of the merge, slots made once */
 	int		   *reader_file;	/* each reader's run's file, in files */
 	int			nreaders;
-	BitonicMergeEntry *tree;	/* loser tree: tree[0] the winner, tree[1..] losers */
+	/* loser tree: node 0 the winner, nodes 1.. the losers; keys and tags apart */
+	uint64	   *tree_keys;
+	uint64	   *tree_tags;
 	bool		advance;		/* the winner's row was handed out: read its next first */
 
 	bool		random_access;	/* the final merge goes to a tuplestore */
