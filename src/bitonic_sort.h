@@ -130,6 +130,8 @@ extern void *BitonicRegionAlloc(MemoryContext cxt, size_t size, size_t align,
 								BitonicPages pages, BitonicRegion **region);
 extern void BitonicRegionFree(BitonicRegion *region);
 extern void BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *prefaulter);
+extern void *BitonicRegionGrow(BitonicRegion *region, size_t size,
+							   struct bs_prefaulter *prefaulter);
 extern size_t BitonicRegionBytes(const BitonicRegion *region);
 extern void *BitonicAllocPairs(MemoryContext cxt, size_t size, BitonicPages pages,
 							   BitonicRegion **region);

@@ -427,6 +427,32 @@ BitonicRegionFreeAfter(BitonicRegion *region, struct bs_prefaulter *prefaulter)
 	BitonicRegionFree(region);
 }
 
+/*
+ * Grow a region that is a mapping of its own (ordinary pages that asked
+ * for no huge pages) to size bytes, where the kernel can (mremap): its
+ * pages keep their contents where they are, neither copied nor faulted in
+ * again, and only the added tail is fresh.  The prefaulter (NULL for none)
+ * lets go of the old range first.  The region's address now, or NULL where
+ * it is not such a mapping or the kernel could not (the caller copies).
+ */
+void *
+BitonicRegionGrow(BitonicRegion *region, size_t size, struct bs_prefaulter *prefaulter)
+{
+	size_t		bytes = TYPEALIGN(getpagesize(), size);
+	void	   *moved;
+
+	if (region->map == NULL || region->pool || region->huge || bytes <= region->map_bytes)
+		return NULL;
+	if (prefaulter != NULL)
+		bs_prefaulter_forget(prefaulter, region->map, region->map_bytes);
+	moved = mremap(region->map, region->map_bytes, bytes, MREMAP_MAYMOVE);
+	if (moved == MAP_FAILED)
+		return NULL;
+	region->map = moved;
+	region->map_bytes = bytes;
+	return moved;
+}
+
 /* Bytes a region holds. */
 size_t
 BitonicRegionBytes(const BitonicRegion *region)

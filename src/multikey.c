@@ -240,7 +240,21 @@ pairs_memory(const BitonicMultiSort *ms)
 	return BitonicMultiSortNarrow(ms) ? (void *) ms->pairs32 : (void *) ms->pairs64;
 }
 
-/* Make room for `total` pairs in all, in a new aligned array that keeps the pairs so far. */
+/* Point the sort at its pair array, of its width. */
+static void
+set_pairs_memory(BitonicMultiSort *ms, void *pairs)
+{
+	if (BitonicMultiSortNarrow(ms))
+		ms->pairs32 = pairs;
+	else
+		ms->pairs64 = pairs;
+}
+
+/*
+ * Make room for `total` pairs in all: the array's own mapping grown where
+ * the kernel can (its pages move, not copied), else a new aligned array
+ * that keeps the pairs so far.
+ */
 static void
 reserve_pairs(BitonicMultiSort *ms, size_t total)
 {
@@ -254,16 +268,20 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 		ms->pairs_cap = grown_capacity(0, Max(total, ms->pairs_cap + ms->pairs_cap / 4));
 	else
 		ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
+	if (ms->pairs_region != NULL &&
+		(pairs = BitonicRegionGrow(ms->pairs_region, ms->pairs_cap * pair_size(ms),
+								   ms->prefaulter)) != NULL)
+	{
+		set_pairs_memory(ms, pairs);
+		return;
+	}
 	pairs = BitonicAllocPairs(ms->cxt, ms->pairs_cap * pair_size(ms), BITONIC_PAGES_SMALL, &region);
 	if (ms->npairs > 0)
 		memcpy(pairs, pairs_memory(ms), ms->npairs * pair_size(ms));
 	if (ms->pairs_region)
 		BitonicRegionFreeAfter(ms->pairs_region, ms->prefaulter);
 	ms->pairs_region = region;
-	if (BitonicMultiSortNarrow(ms))
-		ms->pairs32 = pairs;
-	else
-		ms->pairs64 = pairs;
+	set_pairs_memory(ms, pairs);
 }
 
 /*

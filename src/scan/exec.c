@@ -428,6 +428,8 @@ reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
 {
 	void	   *pairs;
 	size_t		pair_bytes;
+	void	   *split;
+	size_t		split_bytes;
 
 	if (state->values != NULL)
 		return;
@@ -437,6 +439,10 @@ reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	if (pair_bytes >= HUGE_PAGE_BYTES)
 		BitonicStorePrefault(&state->store, pairs, pair_bytes);
+	/* the room the pairs are split into, faulted in after them as in load_rows */
+	split = BitonicMultiSortSplitRoom(&state->ms, &split_bytes);
+	if (split_bytes >= HUGE_PAGE_BYTES)
+		BitonicStorePrefault(&state->store, split, split_bytes);
 	BitonicScanBoundStore(state);
 }
 
