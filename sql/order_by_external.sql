@@ -116,6 +116,23 @@ SELECT w.work_mem, c.*
 FROM (VALUES ('64kB'), ('1MB')) w(work_mem),
      LATERAL ext_check('SELECT k, id, repeat(md5(id::text), n * 5) AS w FROM ext_wide ORDER BY k, id',
                        NULL, w.work_mem) c;
+-- keys at the ends of their range beside NULLs and runs that have ended:
+-- the merge's loser tree gives a NULL first key 0 and a NULL last or an
+-- ended run all ones, and orders them apart from equal keys by their class
+CREATE TABLE ext_edge AS
+  SELECT i AS id, CASE i % 5 WHEN 0 THEN NULL WHEN 1 THEN -9223372036854775808
+    WHEN 2 THEN 9223372036854775807 WHEN 3 THEN 0 ELSE (hashint4(i) % 3)::int8 END AS k,
+    repeat('e', 50) AS pad
+  FROM generate_series(1, 20000) i;
+SELECT w.work_mem, o.dir, c.*
+FROM (VALUES ('64kB'), ('1MB')) w(work_mem),
+     (VALUES ('NULLS FIRST'), ('NULLS LAST'), ('DESC NULLS FIRST'), ('DESC NULLS LAST')) o(dir),
+     LATERAL ext_check('SELECT * FROM ext_edge ORDER BY k ' || o.dir,
+                       'SELECT * FROM ext_edge ORDER BY k ' || o.dir || ', id', w.work_mem) c;
+-- text whose key is 0 (the empty string) beside NULLs first
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY t COLLATE "C" NULLS FIRST',
+                        'SELECT * FROM ext ORDER BY t COLLATE "C" NULLS FIRST, id', '64kB') AS text_empty_nulls_first;
+DROP TABLE ext_edge;
 -- the merge reading its runs itself: with one thread allowed, no thread
 -- reads ahead
 SET bitonic_sort.cpu_threads = 1;
