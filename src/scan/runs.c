@@ -391,9 +391,9 @@ end_writing(BitonicRuns *runs, BitonicRun *run)
 #define RANK_NULLS_LAST 2
 #define RANK_ENDED 3
 
-/* An entry's class and reader, from its tag. */
-#define ENTRY_RANK(e) ((uint32) ((e)->tag >> 32))
-#define ENTRY_READER(e) ((int) (uint32) (e)->tag)
+/* A tree entry's class and reader, from its tag. */
+#define TAG_RANK(tag) ((uint32) ((tag) >> 32))
+#define TAG_READER(tag) ((int) (uint32) (tag))
 
 /*
  * Reader i's current row as the loser tree holds it (after each read).  A
@@ -465,18 +465,9 @@ entry_before(const BitonicRuns *runs, const BitonicMergeEntry *a, const BitonicM
 {
 	if (a->key != b->key)
 		return a->key < b->key;
-	if (runs->keys_decide || ENTRY_RANK(a) != ENTRY_RANK(b) || ENTRY_RANK(a) == RANK_ENDED)
+	if (runs->keys_decide || TAG_RANK(a->tag) != TAG_RANK(b->tag) || TAG_RANK(a->tag) == RANK_ENDED)
 		return a->tag < b->tag;
-	return rows_before(runs, ENTRY_READER(a), ENTRY_READER(b));
-}
-
-/* The entry at node of the loser tree. */
-static inline BitonicMergeEntry
-tree_get(const BitonicRuns *runs, unsigned node)
-{
-	BitonicMergeEntry e = {runs->tree_keys[node], runs->tree_tags[node]};
-
-	return e;
+	return rows_before(runs, TAG_READER(a->tag), TAG_READER(b->tag));
 }
 
 /* Put entry e at node of the loser tree. */
@@ -554,9 +545,9 @@ winner(BitonicRuns *runs)
 {
 	uint64		tag = runs->tree_tags[0];
 
-	if ((uint32) (tag >> 32) == RANK_ENDED)
+	if (TAG_RANK(tag) == RANK_ENDED)
 		return NULL;
-	return &runs->readers[(uint32) tag];
+	return &runs->readers[TAG_READER(tag)];
 }
 
 /* Read reader i's next row; at its run's end, tell the run's file. */
@@ -571,7 +562,7 @@ read_next(BitonicRuns *runs, int i)
 static void
 advance(BitonicRuns *runs)
 {
-	int			w = (int) (uint32) runs->tree_tags[0];
+	int			w = TAG_READER(runs->tree_tags[0]);
 
 	read_next(runs, w);
 	replay(runs, w);
