@@ -28,6 +28,35 @@ BEGIN
   disk_kb := (p->>'Disk')::int;
 END $$;
 
+-- ext_default_plan(q, mem): the sort the planner takes for q at work_mem
+-- mem with PostgreSQL's defaults (the module on, Sort enabled, 2 workers
+-- allowed): the first BitonicSort, Sort or hash aggregate from the top,
+-- behind a Gather Merge where there is one.
+CREATE OR REPLACE FUNCTION pg_temp.ext_default_plan(q text, mem text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE plan jsonb; p jsonb; above text := '';
+BEGIN
+  PERFORM set_config('work_mem', mem, true);
+  PERFORM set_config('bitonic_sort.enable', 'on', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO plan;
+  p := plan->0->'Plan';
+  LOOP
+    IF p->>'Custom Plan Provider' = 'BitonicSort' OR p->>'Node Type' = 'Sort' THEN
+      RETURN above || coalesce(p->>'Custom Plan Provider', 'Sort');
+    ELSIF p->>'Node Type' = 'Aggregate' AND p->>'Strategy' = 'Hashed' THEN
+      RETURN above || 'HashAggregate';
+    ELSIF p->>'Node Type' = 'Gather Merge' THEN
+      above := 'Gather Merge > ';
+    END IF;
+    IF p->'Plans' IS NULL THEN
+      RETURN above || (p->>'Node Type');
+    END IF;
+    p := p->'Plans'->0;
+  END LOOP;
+END $$;
+
 -- ext_compare(label, q, mem, reps): native serial, native with 2 workers
 -- and ours, alternated `reps` times, best of each; ours in memory
 -- (work_mem 4GB) once per query, passed in as inmem_ms.
@@ -45,5 +74,5 @@ BEGIN
   END LOOP;
   INSERT INTO bench_external VALUES (label, mem, n1, n2, least(n1, n2), o,
     round((least(n1, n2) / o)::numeric, 2), inmem_ms, round((o / inmem_ms)::numeric, 2),
-    ours.node, ours.peak_kb, ours.runs, ours.passes, ours.disk_kb);
+    ours.node, pg_temp.ext_default_plan(q, mem), ours.peak_kb, ours.runs, ours.passes, ours.disk_kb);
 END $$;

@@ -4,8 +4,9 @@
 # int4) at work_mem 4MB, 64MB and 256MB: the native Sort (serial, and with 2
 # parallel workers: its best is the one compared) against BitonicSort's
 # external sort, alternated in the same run, with BitonicSort in memory
-# (work_mem 4GB, best of two) beside it and the node's Peak Memory, runs and merge
-# passes.  Writes tmp/bench/external.csv, kept in docs/bench.  Not a test.
+# (work_mem 4GB, best of two) beside it, the sort the planner takes with
+# PostgreSQL's defaults (Sort enabled, 2 workers allowed), and the node's
+# Peak Memory, runs and merge passes.  Writes tmp/bench/external.csv, kept in docs/bench.  Not a test.
 #   BENCH_ROWS=10000000   rows (default 10000000, about 1 GB)
 #   BENCH_REPS=1          alternated runs of each side, best kept (default 1)
 #   BENCH_MEMS="4MB 64MB 256MB"
@@ -34,7 +35,7 @@ query() {
 	echo "SET jit = off;"
 	echo "CREATE TEMP TABLE bench_external (query text, work_mem text, native_serial_ms float8,"
 	echo "  native_2_workers_ms float8, native_best_ms float8, ours_ms float8, native_best_over_ours numeric,"
-	echo "  ours_in_memory_ms float8, ours_over_in_memory numeric, node text, peak_memory_kb int,"
+	echo "  ours_in_memory_ms float8, ours_over_in_memory numeric, node text, planner_default text, peak_memory_kb int,"
 	echo "  runs int, merge_passes int, disk_kb int);"
 	echo "DROP TABLE IF EXISTS bench_ext;"
 	echo "CREATE TABLE bench_ext AS SELECT (random() * 1e18)::int8 AS a, random() - 0.5 AS b,"
