@@ -437,12 +437,10 @@ reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
 		BitonicPlacePlan(state, (double) row_bytes);
 	BitonicMultiSortReserve(&state->ms, rows - rows / 8);
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
-	if (pair_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, pairs, pair_bytes);
+	BitonicStorePrefault(&state->store, pairs, pair_bytes);
 	/* the room the pairs are split into, faulted in after them as in load_rows */
 	split = BitonicMultiSortSplitRoom(&state->ms, &split_bytes);
-	if (split_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, split, split_bytes);
+	BitonicStorePrefault(&state->store, split, split_bytes);
 	BitonicScanBoundStore(state);
 }
 
@@ -808,11 +806,9 @@ load_rows(BitonicScanState *state, PlanState *child)
 	BitonicPlacePlan(state, expected_bytes);
 	BitonicScanBoundStore(state);
 	/* in the order of first writes: every row adds a pair, the split comes last */
-	if (pair_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, pairs, pair_bytes);
+	BitonicStorePrefault(&state->store, pairs, pair_bytes);
 	BitonicStoreReserve(&state->store, (size_t) Min(expected_bytes, (double) room));
-	if (split_bytes >= HUGE_PAGE_BYTES)
-		BitonicStorePrefault(&state->store, split, split_bytes);
+	BitonicStorePrefault(&state->store, split, split_bytes);
 	read_input(state, child, add_row_within_limit);
 	/* the worker places what is staged and stops (a run may be written first) */
 	if (state->ingest != NULL && !BitonicIngestDrain(state))

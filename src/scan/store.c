@@ -84,12 +84,15 @@ stop_prefaulter(void *arg)
 /*
  * Have the background thread fault in memory the backend is about to fill
  * (started on first use; stopped by BitonicStoreFinish or the context's
- * reset, whichever comes first).  Memory queued here is freed only once the
- * thread has forgotten it (BitonicRegionFreeAfter) or stopped.
+ * reset, whichever comes first): buffers of 2 MB or more, less is not worth
+ * the thread.  Memory queued here is freed only once the thread has
+ * forgotten it (BitonicRegionFreeAfter) or stopped.
  */
 void
 BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len)
 {
+	if (len < HUGE_PAGE_BYTES)
+		return;
 	if (!store->prefaulter.running)
 	{
 		if (!bs_prefaulter_start(&store->prefaulter))
