@@ -133,6 +133,12 @@ FROM (VALUES ('64kB'), ('1MB')) w(work_mem),
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY t COLLATE "C" NULLS FIRST',
                         'SELECT * FROM ext ORDER BY t COLLATE "C" NULLS FIRST, id', '64kB') AS text_empty_nulls_first;
 DROP TABLE ext_edge;
+-- pairs that outgrow the planner's estimate (a third of the rows) in
+-- memory: once a mapping of their own, they grow in place, their pages
+-- moved by the kernel (mremap, twice here), and keep every pair
+SELECT node, same AS pairs_grown_in_place
+FROM ext_check('SELECT k * 1000003 AS w, id FROM ext_keys WHERE (id % 7) < 10 ORDER BY 1, 2',
+               NULL, '64MB');
 -- the merge reading its runs itself: with one thread allowed, no thread
 -- reads ahead
 SET bitonic_sort.cpu_threads = 1;
