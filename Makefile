@@ -28,6 +28,7 @@ DATA = sql/bitonic_sort--1.0.sql
 CORE_OBJS = \
 	src/core/cpu_features.o \
 	src/core/key_ranges.o \
+	src/core/malloc_keep.o \
 	src/core/merge_sort.o \
 	src/core/parallel.o \
 	src/core/page_probe.o \

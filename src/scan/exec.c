@@ -20,6 +20,8 @@
 #include "scan/values.h"
 #include "scan/window.h"
 
+#include "core/malloc_keep.h"
+
 #include "access/htup_details.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -56,6 +58,13 @@ static void take_row(BitonicScanState *state, TupleTableSlot *slot, BitonicAddRo
 
 /* Memory of the stage that keeps the worker's unplaced rows while a run is written. */
 #define SPILL_STAGE_KB 64
+
+/*
+ * What malloc keeps of a run's freed memory for the next run: its buffers
+ * under 2 MB (tuple blocks to 1 MB, pairs, order), each run's the same
+ * (larger ones are mappings, kept by large_alloc.c); twice this at most.
+ */
+#define RUNS_MALLOC_KEEP ((size_t) 4 << 20)
 
 static const CustomExecMethods bitonic_exec_methods = {
 	.CustomName = BITONIC_SCAN_NAME,
@@ -305,6 +314,8 @@ begin_runs(BitonicScanState *state)
 	if (state->values != NULL)
 		BitonicRunsKeysOnly(state->runs, BitonicValuesXor(state));
 	state->spilled = true;
+	/* malloc keeps a run's buffers under 2 MB for the next (larger ones are kept memory) */
+	bs_malloc_keep_freed(Min((size_t) work_mem * 1024, RUNS_MALLOC_KEEP));
 	/*
 	 * A run's rows, pairs and order take seven eighths of work_mem: the
 	 * rest is the room its sort takes past what is counted while rows come

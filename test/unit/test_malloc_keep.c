@@ -1,0 +1,104 @@
+/*
+ * test_malloc_keep.c — bs_malloc_keep_freed: after it, a run's buffers
+ * under 2 MB, freed and taken again run after run (as an external sort's
+ * are), fault nothing in; with a request past glibc's limit too.  Each case
+ * runs in a child of its own, whose malloc starts as a backend's does.
+ */
+#include "malloc_keep.h"
+#include "unit.h"
+
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A run's buffers: tuple blocks doubling from 64 kB, then its pairs. */
+static const size_t run_buffers[] = {
+	64 << 10, 128 << 10, 256 << 10, 512 << 10, 1024 << 10, 800 << 10
+};
+
+#define NBUFFERS (sizeof(run_buffers) / sizeof(run_buffers[0]))
+#define ROUNDS 8
+
+/* Minor page faults the process has taken so far. */
+static long
+minor_faults(void)
+{
+	struct rusage usage;
+
+	return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_minflt : -1;
+}
+
+/*
+ * Take, fill and free a run's buffers ROUNDS times (the newest freed
+ * first, as a context's reset frees them); the page faults of the rounds
+ * after the first, per 4 kB page they write.
+ */
+static double
+refaults_per_page(void)
+{
+	void	   *buf[NBUFFERS];
+	size_t		pages = 0;
+	long		faults = 0;
+
+	for (int round = 0; round < ROUNDS; round++)
+	{
+		long		before = minor_faults();
+
+		for (size_t i = 0; i < NBUFFERS; i++)
+		{
+			buf[i] = malloc(run_buffers[i]);
+			if (buf[i] == NULL)
+				return -1;
+			memset(buf[i], round + 1, run_buffers[i]);
+			if (round > 0)
+				pages += run_buffers[i] / 4096;
+		}
+		for (size_t i = NBUFFERS; i-- > 0;)
+			free(buf[i]);
+		if (round > 0)
+			faults += minor_faults() - before;
+	}
+	return (double) faults / (double) pages;
+}
+
+/*
+ * In a child: bs_malloc_keep_freed(keep) where keep > 0, then the runs'
+ * faults per hundred pages as the exit status (254 at most; 255: failed).
+ */
+static int
+child_refaults(size_t keep)
+{
+	pid_t		pid = fork();
+	int			status;
+
+	if (pid == 0)
+	{
+		double		per_page;
+
+		if (keep > 0)
+			bs_malloc_keep_freed(keep);
+		per_page = refaults_per_page();
+		_exit(per_page < 0 ? 255 : (int) (per_page * 100 > 254 ? 254 : per_page * 100));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 255;
+	return WEXITSTATUS(status);
+}
+
+int
+main(void)
+{
+	int			none = child_refaults(0);
+	int			kept = child_refaults((size_t) 4 << 20);
+	int			past_limit = child_refaults((size_t) 1 << 30);
+
+	/* glibc 2.36: most pages of every round fault in again (81) */
+	unit_note("without it: %d page faults per 100 pages written after the first run", none);
+	unit_report(kept < 2,
+				"keep 4 MB: %d page faults per 100 pages written after the first run (under 2)", kept);
+	unit_report(past_limit < 2,
+				"keep 1 GB (past glibc's 32 MB): %d page faults per 100 pages written after the first run (under 2)",
+				past_limit);
+	return unit_exit_status();
+}
