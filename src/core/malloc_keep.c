@@ -5,6 +5,9 @@
 #include "malloc_keep.h"
 
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /*
  * The largest chunk whose free raises glibc's thresholds (its
@@ -24,5 +27,14 @@ bs_malloc_keep_freed(size_t bytes)
 	free(chunk);
 #else
 	(void) bytes;
+#endif
+}
+
+/* Hand the heap's free pages back to the kernel. */
+void
+bs_malloc_release_freed(void)
+{
+#ifdef __GLIBC__
+	(void) malloc_trim(0);
 #endif
 }

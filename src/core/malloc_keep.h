@@ -10,7 +10,9 @@
  * cost 10 us).  glibc raises the threshold to twice a chunk it mapped
  * itself when that chunk is freed (for chunks up to 32 MB): bs_malloc_keep_freed
  * maps and frees one such chunk, never touched, so that the adjustment
- * glibc would make after the session's first sort is made before it.
+ * glibc would make after the session's first sort is made before it; and
+ * bs_malloc_release_freed hands what is kept back when the sort ends, so
+ * that the backend holds no more than before between sorts.
  */
 #ifndef BS_MALLOC_KEEP_H
 #define BS_MALLOC_KEEP_H
@@ -27,6 +29,13 @@ extern "C" {
  * library is not glibc.
  */
 extern void bs_malloc_keep_freed(size_t bytes);
+
+/*
+ * Give the free memory malloc keeps back to the kernel, now that the sort
+ * that freed it is over (the thresholds stay raised for the session's next
+ * sort); nothing where the C library is not glibc.
+ */
+extern void bs_malloc_release_freed(void);
 
 #ifdef __cplusplus
 }

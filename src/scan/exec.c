@@ -285,7 +285,11 @@ forget_sort(BitonicScanState *state)
 {
 	forget_rows(state);
 	if (state->runs != NULL)
+	{
 		BitonicRunsEnd(state->runs);
+		/* what malloc kept of the runs' memory goes back (bs_malloc_keep_freed) */
+		bs_malloc_release_freed();
+	}
 	state->runs = NULL;
 	state->runs_bytes = 0;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test/scripts/bench-render.py — renders docs/benchmarks.md (and the
-README's one table, from the newest DuckDB bench) from the
+README's one table, from the newest DuckDB bench, and its summary of the
+newest external bench) from the
 benchmark results kept as data in docs/bench/ (bench-record.sh, and
 bench-tpch.sh's own file): for each bench its newest file by the date in
 its header, as the header's facts (command, date, commit, machine,
@@ -107,18 +108,70 @@ def readme_table():
     return out
 
 
-def render_readme():
-    """Put the README's table between its markers (left alone where the markers or data are missing)."""
-    lines = readme_table()
+README_EXTERNAL_BEGIN = ("<!-- rendered by make bench-docs from the newest docs/bench/external-*.csv; "
+                         "not edited by hand -->")
+README_EXTERNAL_END = "<!-- end of the rendered summary -->"
+
+
+def ratio_range(rows, col, column, labels):
+    """The smallest and largest value of a column over the rows of the given queries, as "a–b"."""
+    values = [float(r[col[column]]) for r in rows if r[col["query"]] in labels and r[col[column]]]
+    if not values:
+        return "?"
+    return "%.2f–%.2f" % (min(values), max(values))
+
+
+def readme_external():
+    """The README's summary of the newest external bench: each target's figures, from its rows."""
+    path = newest("external")
+    if path is None:
+        return None
+    facts, rows = read_result(path)
+    col = {name: i for i, name in enumerate(rows[0])}
+    rows = rows[1:]
+    select_star = ("int8", "float8", "text C", "int4, float8")
+    others = ("row_number()", "DISTINCT int8")
+    mems = sorted({r[col["work_mem"]] for r in rows}, key=lambda m: int(m.rstrip("MGkB") or 0))
+    out = ["Past `work_mem` (`%s`, %s, commit %s; %s; 10M rows of the table above at `work_mem` %s; "
+           "data: [%s](docs/bench/%s)), native's best of serial and 2 workers over ours:"
+           % (facts.get("command", "?"), facts.get("date", "?"), facts.get("commit", "?"),
+              facts.get("machine", "?"), ", ".join(mems), os.path.basename(path), os.path.basename(path)),
+           "",
+           "- `SELECT * … ORDER BY` one key or two: %s times (target: 4, at 256 MB 3); ours past "
+           "`work_mem` over ours in memory: %s (target: at most 2)."
+           % (ratio_range(rows, col, "native_best_over_ours", select_star),
+              ratio_range(rows, col, "ours_over_in_memory", select_star)),
+           "- `row_number()` and `SELECT DISTINCT`: %s times; over ours in memory: %s."
+           % (ratio_range(rows, col, "native_best_over_ours", others),
+              ratio_range(rows, col, "ours_over_in_memory", others))]
+    if "ours_first_session_ms" in col:
+        firsts = [float(r[col["native_serial_first_session_ms"]]) / float(r[col["ours_first_session_ms"]])
+                  for r in rows if r[col["ours_first_session_ms"]] and r[col["native_serial_first_session_ms"]]]
+        if firsts:
+            out.append("- As the first sort of a new session (a new connection, a parallel worker), "
+                       "native serial over ours: %.2f–%.2f times." % (min(firsts), max(firsts)))
+    out += ["", "What stands between the `SELECT *` targets and these figures: "
+            "[docs/memory.md](docs/memory.md#the-external-sort)."]
+    return out
+
+
+def render_between(begin, end, lines, what):
+    """Put lines between the README's markers begin and end (left alone where they or the data are missing)."""
     with open(README) as f:
         text = f.read()
-    if lines is None or README_BEGIN not in text or README_END not in text:
+    if lines is None or begin not in text or end not in text:
         return
-    head, rest = text.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
     with open(README, "w") as f:
-        f.write(head + README_BEGIN + "\n" + "\n".join(lines) + "\n" + README_END + tail)
-    print("wrote the table of", os.path.relpath(README, TOP))
+        f.write(head + begin + "\n" + "\n".join(lines) + "\n" + end + tail)
+    print("wrote", what, "of", os.path.relpath(README, TOP))
+
+
+def render_readme():
+    """The README's table (the DuckDB bench) and its summary of the external bench."""
+    render_between(README_BEGIN, README_END, readme_table(), "the table")
+    render_between(README_EXTERNAL_BEGIN, README_EXTERNAL_END, readme_external(), "the external summary")
 
 
 def main():

@@ -1,12 +1,14 @@
 /*
  * test_malloc_keep.c — bs_malloc_keep_freed: after it, a run's buffers
  * under 2 MB, freed and taken again run after run (as an external sort's
- * are), fault nothing in; with a request past glibc's limit too.  Each case
- * runs in a child of its own, whose malloc starts as a backend's does.
+ * are), fault nothing in; with a request past glibc's limit too; and
+ * bs_malloc_release_freed gives what was kept back.  Each case runs in a
+ * child of its own, whose malloc starts as a backend's does.
  */
 #include "malloc_keep.h"
 #include "unit.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -86,12 +88,60 @@ child_refaults(size_t keep)
 	return WEXITSTATUS(status);
 }
 
+/* Resident bytes of the process (/proc/self/statm); -1 where unreadable. */
+static long
+resident_bytes(void)
+{
+	FILE	   *statm = fopen("/proc/self/statm", "r");
+	long		size,
+				resident = -1;
+
+	if (statm == NULL)
+		return -1;
+	if (fscanf(statm, "%ld %ld", &size, &resident) != 2)
+		resident = -1;
+	fclose(statm);
+	return resident < 0 ? -1 : resident * 4096;
+}
+
+/*
+ * In a child: keep 4 MB, take, fill and free the runs' buffers, then
+ * (where release) bs_malloc_release_freed; the resident memory that went
+ * back, in 100 kB, as the exit status (254 at most; 255: failed).
+ */
+static int
+child_released(int release)
+{
+	pid_t		pid = fork();
+	int			status;
+
+	if (pid == 0)
+	{
+		long		before;
+		long		after;
+
+		bs_malloc_keep_freed((size_t) 4 << 20);
+		if (refaults_per_page() < 0 || (before = resident_bytes()) < 0)
+			_exit(255);
+		if (release)
+			bs_malloc_release_freed();
+		after = resident_bytes();
+		if (after < 0)
+			_exit(255);
+		_exit(before <= after ? 0 : (before - after) / 102400 > 254 ? 254 : (int) ((before - after) / 102400));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 255;
+	return WEXITSTATUS(status);
+}
+
 int
 main(void)
 {
 	int			none = child_refaults(0);
 	int			kept = child_refaults((size_t) 4 << 20);
 	int			past_limit = child_refaults((size_t) 1 << 30);
+	int			released;
 
 	/* glibc 2.36: most pages of every round fault in again (81) */
 	unit_note("without it: %d page faults per 100 pages written after the first run", none);
@@ -100,5 +150,10 @@ main(void)
 	unit_report(past_limit < 2,
 				"keep 1 GB (past glibc's 32 MB): %d page faults per 100 pages written after the first run (under 2)",
 				past_limit);
+	/* the buffers take 2.8 MB: most of it goes back, none without the release */
+	unit_note("kept and not released: %d kB of resident memory went back", child_released(0) * 100);
+	released = child_released(1);
+	unit_report(released >= 20 && released < 255,
+				"released: %d kB of the 2.8 MB kept went back to the kernel (2 MB at least)", released * 100);
 	return unit_exit_status();
 }
