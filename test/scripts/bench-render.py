@@ -83,19 +83,33 @@ README_BEGIN = "<!-- rendered by make bench-docs from the newest docs/bench/duck
 README_END = "<!-- end of the rendered table -->"
 
 
-def readme_table():
-    """The README's one table, from the newest DuckDB bench: whole queries, native, ours and DuckDB."""
-    path = newest("duckdb")
+def newest_rows(prefix):
+    """The newest file of a bench: its path, header facts, and rows with a column index; None if none."""
+    path = newest(prefix)
     if path is None:
         return None
     facts, rows = read_result(path)
-    col = {name: i for i, name in enumerate(rows[0])}
-    out = ["`%s` (%s, commit %s; %s; PostgreSQL %s; %s): whole queries in ms, each side's best run; "
+    return path, facts, rows, {name: i for i, name in enumerate(rows[0])}
+
+
+def where_from(path, facts, settings):
+    """A result's command, date, commit, machine and PostgreSQL, then settings, for a README paragraph."""
+    return "`%s` (%s, commit %s; %s; PostgreSQL %s; %s" % (
+        facts.get("command", "?"), facts.get("date", "?"), facts.get("commit", "?"),
+        facts.get("machine", "?"), facts.get("postgresql", "?").split(" ")[0], settings)
+
+
+def readme_table():
+    """The README's one table, from the newest DuckDB bench: whole queries, native, ours and DuckDB."""
+    found = newest_rows("duckdb")
+    if found is None:
+        return None
+    path, facts, rows, col = found
+    out = [where_from(path, facts, facts.get("settings", "")) +
+           "): whole queries in ms, each side's best run; "
            "native is PostgreSQL's own plan with 2 parallel workers allowed, DuckDB runs in memory on "
            "all cores.  Above 1, ours is faster; data: [%s](docs/bench/%s)."
-           % (facts.get("command", "?"), facts.get("date", "?"), facts.get("commit", "?"),
-              facts.get("machine", "?"), facts.get("postgresql", "?").split(" ")[0],
-              facts.get("settings", ""), os.path.basename(path), os.path.basename(path)), "",
+           % (os.path.basename(path), os.path.basename(path)), "",
            "| query | rows | native | with the module | DuckDB | native / ours | DuckDB / ours |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows[1:]:
@@ -123,19 +137,18 @@ def ratio_range(rows, col, column, labels):
 
 def readme_external():
     """The README's summary of the newest external bench: each target's figures, from its rows."""
-    path = newest("external")
-    if path is None:
+    found = newest_rows("external")
+    if found is None:
         return None
-    facts, rows = read_result(path)
-    col = {name: i for i, name in enumerate(rows[0])}
+    path, facts, rows, col = found
     rows = rows[1:]
     select_star = ("int8", "float8", "text C", "int4, float8")
     others = ("row_number()", "DISTINCT int8")
     mems = sorted({r[col["work_mem"]] for r in rows}, key=lambda m: int(m.rstrip("MGkB") or 0))
-    out = ["Past `work_mem` (`%s`, %s, commit %s; %s; 10M rows of the table above at `work_mem` %s; "
-           "data: [%s](docs/bench/%s)), native's best of serial and 2 workers over ours:"
-           % (facts.get("command", "?"), facts.get("date", "?"), facts.get("commit", "?"),
-              facts.get("machine", "?"), ", ".join(mems), os.path.basename(path), os.path.basename(path)),
+    out = ["Past `work_mem`, " +
+           where_from(path, facts, "10M rows of the table above at `work_mem` " + ", ".join(mems)) +
+           "; data: [%s](docs/bench/%s)): native's best of serial and 2 workers over ours:"
+           % (os.path.basename(path), os.path.basename(path)),
            "",
            "- `SELECT * … ORDER BY` one key or two: %s times (target: 4, at 256 MB 3); ours past "
            "`work_mem` over ours in memory: %s (target: at most 2)."

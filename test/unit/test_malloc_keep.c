@@ -64,30 +64,6 @@ refaults_per_page(void)
 	return (double) faults / (double) pages;
 }
 
-/*
- * In a child: bs_malloc_keep_freed(keep) where keep > 0, then the runs'
- * faults per hundred pages as the exit status (254 at most; 255: failed).
- */
-static int
-child_refaults(size_t keep)
-{
-	pid_t		pid = fork();
-	int			status;
-
-	if (pid == 0)
-	{
-		double		per_page;
-
-		if (keep > 0)
-			bs_malloc_keep_freed(keep);
-		per_page = refaults_per_page();
-		_exit(per_page < 0 ? 255 : (int) (per_page * 100 > 254 ? 254 : per_page * 100));
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return 255;
-	return WEXITSTATUS(status);
-}
-
 /* Resident bytes of the process (/proc/self/statm); -1 where unreadable. */
 static long
 resident_bytes(void)
@@ -105,30 +81,56 @@ resident_bytes(void)
 }
 
 /*
- * In a child: keep 4 MB, take, fill and free the runs' buffers, then
- * (where release) bs_malloc_release_freed; the resident memory that went
- * back, in 100 kB, as the exit status (254 at most; 255: failed).
+ * bs_malloc_keep_freed(keep) where keep > 0, then the runs' faults per
+ * hundred pages written after the first (-1: failed).
+ */
+static long
+refaults_after_keep(long keep)
+{
+	double		per_page;
+
+	if (keep > 0)
+		bs_malloc_keep_freed((size_t) keep);
+	per_page = refaults_per_page();
+	return per_page < 0 ? -1 : (long) (per_page * 100);
+}
+
+/*
+ * Keep 4 MB, take, fill and free the runs' buffers, then (where release)
+ * bs_malloc_release_freed: the resident memory that went back, in 100 kB
+ * (-1: failed).
+ */
+static long
+released_after_runs(long release)
+{
+	long		before;
+	long		after;
+
+	bs_malloc_keep_freed((size_t) 4 << 20);
+	if (refaults_per_page() < 0 || (before = resident_bytes()) < 0)
+		return -1;
+	if (release)
+		bs_malloc_release_freed();
+	if ((after = resident_bytes()) < 0)
+		return -1;
+	return before <= after ? 0 : (before - after) / 102400;
+}
+
+/*
+ * fn(arg) in a child of its own, whose malloc starts afresh: its result,
+ * 0 to 254 (larger ones are 254), or 255 where it failed.
  */
 static int
-child_released(int release)
+in_child(long (*fn) (long), long arg)
 {
 	pid_t		pid = fork();
 	int			status;
 
 	if (pid == 0)
 	{
-		long		before;
-		long		after;
+		long		result = fn(arg);
 
-		bs_malloc_keep_freed((size_t) 4 << 20);
-		if (refaults_per_page() < 0 || (before = resident_bytes()) < 0)
-			_exit(255);
-		if (release)
-			bs_malloc_release_freed();
-		after = resident_bytes();
-		if (after < 0)
-			_exit(255);
-		_exit(before <= after ? 0 : (before - after) / 102400 > 254 ? 254 : (int) ((before - after) / 102400));
+		_exit(result < 0 ? 255 : result > 254 ? 254 : (int) result);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return 255;
@@ -138,9 +140,9 @@ child_released(int release)
 int
 main(void)
 {
-	int			none = child_refaults(0);
-	int			kept = child_refaults((size_t) 4 << 20);
-	int			past_limit = child_refaults((size_t) 1 << 30);
+	int			none = in_child(refaults_after_keep, 0);
+	int			kept = in_child(refaults_after_keep, 4L << 20);
+	int			past_limit = in_child(refaults_after_keep, 1L << 30);
 	int			released;
 
 	/* glibc 2.36: most pages of every round fault in again (81) */
@@ -151,8 +153,8 @@ main(void)
 				"keep 1 GB (past glibc's 32 MB): %d page faults per 100 pages written after the first run (under 2)",
 				past_limit);
 	/* the buffers take 2.8 MB: most of it goes back, none without the release */
-	unit_note("kept and not released: %d kB of resident memory went back", child_released(0) * 100);
-	released = child_released(1);
+	unit_note("kept and not released: %d kB of resident memory went back", in_child(released_after_runs, 0) * 100);
+	released = in_child(released_after_runs, 1);
 	unit_report(released >= 20 && released < 255,
 				"released: %d kB of the 2.8 MB kept went back to the kernel (2 MB at least)", released * 100);
 	return unit_exit_status();
