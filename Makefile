@@ -19,7 +19,7 @@
 #   make bench-duckdb    the ORDER BY and below-other-operators queries: native, ours and DuckDB (from npm) (BENCH_SIZES, BENCH_REPS, BENCH_QUERIES)
 #   make bench-docs      docs/benchmarks.md (tables and chart) from the results kept in docs/bench/
 #   make bench-tpch      the 22 TPC-H queries on data generated here: module off and on, alternated, results compared (BENCH_SF, BENCH_REPS, BENCH_QUERIES, BENCH_WORK_MEM)
-#   make bench-external  ORDER BY, a window and DISTINCT past work_mem (4MB, 64MB, 256MB): native (serial, 2 workers) against the external sort and the sort in memory (BENCH_ROWS, BENCH_REPS, BENCH_MEMS)
+#   make bench-external  ORDER BY, a window and DISTINCT past work_mem (4MB, 64MB, 256MB): native (serial, 2 workers) against the external sort and the sort in memory, and each side as a new session's first sort (BENCH_ROWS, BENCH_REPS, BENCH_MEMS)
 
 EXTENSION = bitonic_sort
 MODULE_big = bitonic_sort
