@@ -6,11 +6,10 @@
  * child of its own, whose malloc starts as a backend's does.
  */
 #include "malloc_keep.h"
+#include "page_faults.h"
 #include "unit.h"
 
-#include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,24 +21,16 @@ static const size_t run_buffers[] = {
 #define NBUFFERS (sizeof(run_buffers) / sizeof(run_buffers[0]))
 #define ROUNDS 8
 
-/* Minor page faults the process has taken so far. */
-static long
-minor_faults(void)
-{
-	struct rusage usage;
-
-	return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_minflt : -1;
-}
-
 /*
  * Take, fill and free a run's buffers ROUNDS times (the newest freed
  * first, as a context's reset frees them); the page faults of the rounds
- * after the first, per 4 kB page they write.
+ * after the first, per page they write.
  */
 static double
 refaults_per_page(void)
 {
 	void	   *buf[NBUFFERS];
+	size_t		page = (size_t) sysconf(_SC_PAGESIZE);
 	size_t		pages = 0;
 	long		faults = 0;
 
@@ -54,7 +45,7 @@ refaults_per_page(void)
 				return -1;
 			memset(buf[i], round + 1, run_buffers[i]);
 			if (round > 0)
-				pages += run_buffers[i] / 4096;
+				pages += run_buffers[i] / page;
 		}
 		for (size_t i = NBUFFERS; i-- > 0;)
 			free(buf[i]);
@@ -62,22 +53,6 @@ refaults_per_page(void)
 			faults += minor_faults() - before;
 	}
 	return (double) faults / (double) pages;
-}
-
-/* Resident bytes of the process (/proc/self/statm); -1 where unreadable. */
-static long
-resident_bytes(void)
-{
-	FILE	   *statm = fopen("/proc/self/statm", "r");
-	long		size,
-				resident = -1;
-
-	if (statm == NULL)
-		return -1;
-	if (fscanf(statm, "%ld %ld", &size, &resident) != 2)
-		resident = -1;
-	fclose(statm);
-	return resident < 0 ? -1 : resident * 4096;
 }
 
 /*

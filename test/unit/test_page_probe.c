@@ -5,23 +5,14 @@
  */
 #include "page_probe.h"
 #include "mono_clock.h"
+#include "page_faults.h"
 #include "unit.h"
 
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #define PROBE_BYTES ((size_t) 2 << 20)
 #define PROBE_ROUNDS 3
-
-/* Minor page faults the process has taken so far. */
-static long
-minor_faults(void)
-{
-	struct rusage usage;
-
-	return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_minflt : -1;
-}
 
 /* Lines of /proc/self/maps: the process's mappings. */
 static int
