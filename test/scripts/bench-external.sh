@@ -40,21 +40,24 @@ query() {
 	done
 }
 
+# session_setup: the timing functions and settings every session of the bench starts with
+session_setup() {
+	echo "\\i test/bench/external.sql"
+	echo "SET bitonic_sort.min_rows = 0;"
+	echo "SET jit = off;"
+}
+
 # first_sort LABEL SQL MEM MODE: the query as the first sort of a new session
 first_sort() {
 	{
-		echo "\\i test/bench/external.sql"
-		echo "SET bitonic_sort.min_rows = 0;"
-		echo "SET jit = off;"
+		session_setup
 		echo "INSERT INTO bench_external_first VALUES ('$1', '$3', '$4', (pg_temp.ext_run('$2', '$3', '$4')).ms);"
 	} | psql -X -q -v ON_ERROR_STOP=1
 }
 
 {
 	echo "CREATE EXTENSION IF NOT EXISTS bitonic_sort;"
-	echo "\\i test/bench/external.sql"
-	echo "SET bitonic_sort.min_rows = 0;"
-	echo "SET jit = off;"
+	session_setup
 	echo "SET client_min_messages = warning;"
 	echo "DROP TABLE IF EXISTS bench_external, bench_external_first, bench_ext;"
 	echo "RESET client_min_messages;"

@@ -11,6 +11,7 @@ page says comes only from those files.  Run by `make bench-docs`."""
 import csv
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -93,6 +94,11 @@ def newest_rows(prefix):
     return path, facts, rows, {name: i for i, name in enumerate(rows[0])}
 
 
+def row_count(n):
+    """A count of rows as the README gives it: 10M for whole millions."""
+    return "%dM" % (n // 1000000) if n % 1000000 == 0 else str(n)
+
+
 def where_from(path, facts, settings):
     """A result's command, date, commit, machine and PostgreSQL, then settings, for a README paragraph."""
     return "`%s` (%s, commit %s; %s; PostgreSQL %s; %s" % (
@@ -118,7 +124,7 @@ def readme_table():
         n = int(r[col["n"]])
         out.append("| %s | %s | %.0f | %.0f | %.0f | %.1f | %.2f |"
                    % (r[col["query"]].replace("|", "\\|"),
-                      "%dM" % (n // 1000000) if n % 1000000 == 0 else str(n),
+                      row_count(n),
                       native, ours, duck, native / ours, duck / ours))
     return out
 
@@ -147,11 +153,12 @@ def readme_external():
     select_star = ("int8", "float8", "text C", "int4, float8")
     others = ("row_number()", "DISTINCT int8")
     mems = sorted({r[col["work_mem"]] for r in rows}, key=lambda m: int(m.rstrip("MGkB") or 0))
+    nrows = re.search(r"rows=(\d+)", facts.get("settings", ""))
+    nrows = row_count(int(nrows.group(1))) if nrows else "?"
     out = ["Past `work_mem`, " +
-           where_from(path, facts, "10M rows of the table above at `work_mem` " + ", ".join(mems)) +
+           where_from(path, facts, "%s rows of the table above at `work_mem` %s" % (nrows, ", ".join(mems))) +
            "; data: [%s](docs/bench/%s)): native's best of serial and 2 workers over ours:"
            % (os.path.basename(path), os.path.basename(path)),
-           "",
            "- `SELECT * … ORDER BY` one key or two: %s times at 4 MB and 64 MB (target: 4), %s at "
            "256 MB (target: 3); ours past `work_mem` over ours in memory: %s (target: at most 2)."
            % (ratio_range(rows, col, "native_best_over_ours", select_star, ("4MB", "64MB")),
@@ -166,8 +173,8 @@ def readme_external():
         if firsts:
             out.append("- As the first sort of a new session (a new connection, a parallel worker), "
                        "native serial over ours: %.2f–%.2f times." % (min(firsts), max(firsts)))
-    out += ["", "What stands between the `SELECT *` targets and these figures: "
-            "[docs/memory.md](docs/memory.md#the-external-sort)."]
+    out.append("- What stands between the `SELECT *` targets and these figures: "
+               "[docs/memory.md](docs/memory.md#the-external-sort).")
     return out
 
 
