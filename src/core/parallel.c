@@ -5,6 +5,7 @@
 #include "parallel.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 #define BS_MAX_THREADS 64
 
@@ -53,6 +54,133 @@ parallel_worker(void *arg)
 }
 
 /*
+ * The helpers kept by one thread, their owner (bs_parallel_keep_helpers):
+ * each round hands a job to the first `wanted` of them, which drain it and
+ * count themselves out of `running`; the owner drains it too and then waits
+ * for running to reach 0.
+ */
+typedef struct kept_helpers
+{
+	bool		keeping;		/* the owner keeps helpers (set and read by the owner) */
+	pthread_t	owner;
+	int			count;			/* helpers started and not joined */
+	pthread_t	tids[BS_MAX_THREADS];
+	pthread_mutex_t lock;		/* guards what follows */
+	pthread_cond_t wake;		/* a round begins, or the stop, for the helpers */
+	pthread_cond_t done;		/* the round's last helper is done, for the owner */
+	parallel_job *job;
+	unsigned	round;
+	int			wanted;
+	int			running;
+	bool		stop;
+} kept_helpers;
+
+static kept_helpers kept = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+/* Kept helper's entry point (arg: its index): drain each round's job it is wanted for. */
+static void *
+kept_helper_main(void *arg)
+{
+	int			index = (int) (intptr_t) arg;
+	unsigned	seen;
+
+	pthread_mutex_lock(&kept.lock);
+	/* started for the round under way: take part in it */
+	seen = kept.round - 1;
+	for (;;)
+	{
+		parallel_job *job;
+
+		while (!kept.stop && kept.round == seen)
+			pthread_cond_wait(&kept.wake, &kept.lock);
+		if (kept.stop)
+			break;
+		seen = kept.round;
+		if (index >= kept.wanted)
+			continue;
+		job = kept.job;
+		pthread_mutex_unlock(&kept.lock);
+		parallel_drain(job, NULL);
+		pthread_mutex_lock(&kept.lock);
+		if (--kept.running == 0)
+			pthread_cond_signal(&kept.done);
+	}
+	pthread_mutex_unlock(&kept.lock);
+	return NULL;
+}
+
+/* Whether the calling thread's parallel-fors use kept helpers. */
+static bool
+uses_kept_helpers(void)
+{
+	return kept.keeping && pthread_equal(pthread_self(), kept.owner);
+}
+
+/*
+ * Hand job to `helpers` kept helpers (started where fewer are kept), drain
+ * it on the calling thread too, and wait for the helpers to finish it.
+ */
+static void
+run_with_kept_helpers(parallel_job *job, int helpers, const bs_hooks *probe)
+{
+	pthread_mutex_lock(&kept.lock);
+	kept.job = job;
+	kept.round++;
+	while (kept.count < helpers &&
+		   bs_thread_start(&kept.tids[kept.count], kept_helper_main, (void *) (intptr_t) kept.count))
+		kept.count++;
+	kept.wanted = helpers < kept.count ? helpers : kept.count;
+	kept.running = kept.wanted;
+	pthread_cond_broadcast(&kept.wake);
+	pthread_mutex_unlock(&kept.lock);
+
+	parallel_drain(job, probe);
+
+	pthread_mutex_lock(&kept.lock);
+	while (kept.running > 0)
+		pthread_cond_wait(&kept.done, &kept.lock);
+	pthread_mutex_unlock(&kept.lock);
+}
+
+/* Keep the calling thread's helpers (see parallel.h). */
+void
+bs_parallel_keep_helpers(void)
+{
+	if (kept.keeping)
+		return;
+	kept.owner = pthread_self();
+	kept.keeping = true;
+}
+
+/* Join the kept helpers (see parallel.h). */
+void
+bs_parallel_release_helpers(void)
+{
+	if (!kept.keeping)
+		return;
+	pthread_mutex_lock(&kept.lock);
+	kept.stop = true;
+	pthread_cond_broadcast(&kept.wake);
+	pthread_mutex_unlock(&kept.lock);
+	for (int i = 0; i < kept.count; i++)
+		bs_thread_join(kept.tids[i]);
+	kept.count = 0;
+	kept.stop = false;
+	kept.keeping = false;
+}
+
+/* Helpers kept now (see parallel.h). */
+int
+bs_parallel_kept_helpers(void)
+{
+	return kept.count;
+}
+
+/*
  * Run fn over [begin, end) on up to `threads` threads; with hooks to probe,
  * stop early when their pending probe fires (see parallel.h).  Returns the first item not done:
  * end when every one was.
@@ -89,6 +217,12 @@ parallel_run(int threads, size_t begin, size_t end, size_t grain,
 	atomic_init(&job.next, begin);
 	atomic_init(&job.abandon, false);
 
+	if (threads > 1 && uses_kept_helpers())
+	{
+		run_with_kept_helpers(&job, threads - 1, probe);
+		next = atomic_load(&job.next);
+		return next < end ? next : end;
+	}
 	for (int i = 0; i < threads - 1; i++)
 	{
 		if (!bs_thread_start(&tids[started], parallel_worker, &job))

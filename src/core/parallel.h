@@ -4,8 +4,10 @@
  * Workers are plain pthreads started with every signal blocked (the backend
  * that calls us keeps its signal handling) within the thread budget
  * (threads.h), and joined before the call returns, so no worker outlives a
- * phase and hooks run only on the caller.  Threads the budget refuses or
- * that cannot start leave the work to fewer threads, never an error.
+ * phase and hooks run only on the caller; or, where the caller keeps its
+ * helpers (bs_parallel_keep_helpers), parked until its next call.  Threads
+ * the budget refuses or that cannot start leave the work to fewer threads,
+ * never an error.
  */
 #ifndef BS_PARALLEL_H
 #define BS_PARALLEL_H
@@ -44,6 +46,24 @@ struct bs_hooks;
 extern void bs_parallel_for_checked(int threads, size_t nitems, size_t grain,
 									size_t batch, bs_task_fn fn, void *ctx,
 									const struct bs_hooks *hooks);
+
+/*
+ * Keep the helpers of the parallel-fors the calling thread runs from now on:
+ * parked between calls and handed the next call's work, not started and
+ * joined for each (a sort of many small runs makes two or three
+ * parallel-fors a run, and a thread's start and join cost about 0.2 ms on
+ * a virtual machine).  Parked helpers hold their places in the budget
+ * (threads.h) and run nothing but the parallel-fors' tasks, so the interrupt
+ * check still runs with no task running.  Parallel-fors of other threads
+ * start their own helpers, as before.
+ */
+extern void bs_parallel_keep_helpers(void);
+
+/* Join the kept helpers and keep none from now on; nothing where none are kept. */
+extern void bs_parallel_release_helpers(void);
+
+/* Helpers kept now (parked or working). */
+extern int	bs_parallel_kept_helpers(void);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,8 @@
  */
 #include "scan/runs.h"
 
+#include "core/parallel.h"
+
 #include <fcntl.h>
 #include <math.h>
 #include <unistd.h>
@@ -54,7 +56,7 @@
 /* Rows between interrupt checks. */
 #define RUNS_CHECK_EVERY 1024
 
-static void release_reading(void *arg);
+static void release_threads(void *arg);
 
 /* Memory of a reader besides its buffer: its slot, a row cut by the buffer's end, the tree. */
 static size_t
@@ -137,9 +139,15 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->files_cap = 4;
 	runs->files = palloc(sizeof(BitonicRunsFile) * runs->files_cap);
 	runs->writing_file = -1;
-	runs->release_guard.func = release_reading;
+	runs->release_guard.func = release_threads;
 	runs->release_guard.arg = runs;
 	MemoryContextRegisterResetCallback(cxt, &runs->release_guard);
+	/*
+	 * each run is sorted by two or three parallel-fors: their helpers wait
+	 * for the next run's (295 runs of 10M rows at 4 MB started 590 threads,
+	 * 0.1 ms each in the kernel on the test VM)
+	 */
+	bs_parallel_keep_helpers();
 	MemoryContextSwitchTo(old);
 	return runs;
 }
@@ -280,16 +288,18 @@ cancel_reads(void *arg)
 
 /*
  * The runs go (their end, or an error): stop the reading thread, then
- * close its descriptors; fd.c closes and deletes the files themselves.
+ * close its descriptors (fd.c closes and deletes the files themselves), and
+ * join the helpers kept for the runs' sorts.
  */
 static void
-release_reading(void *arg)
+release_threads(void *arg)
 {
 	BitonicRuns *runs = (BitonicRuns *) arg;
 
 	bs_read_ahead_stop(&runs->ahead);
 	for (int f = 0; f < runs->nfiles; f++)
 		close_thread_fd(&runs->files[f]);
+	bs_parallel_release_helpers();
 }
 
 /*
@@ -698,6 +708,8 @@ BitonicRunsFinish(BitonicRuns *runs)
 	for (int r = 0; r < runs->nruns; r++)
 		top = Max(top, runs->runs[r].level);
 	runs->passes = top + (runs->nruns > 1 ? 1 : 0);
+	/* no run is sorted from here on: a cursor's merge holds no helper */
+	bs_parallel_release_helpers();
 	open_readers(runs, 0, runs->nruns);
 	if (runs->random_access)
 	{

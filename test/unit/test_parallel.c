@@ -13,6 +13,7 @@
 #include "threads.h"
 #include "unit.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -36,6 +37,8 @@ typedef struct seen
 	int			checks_pending; /* check calls while it waited */
 	int			total_at_check; /* items done when the check took it */
 	int			running_at_check;	/* tasks or helpers alive then (should be none) */
+	int			tasks_at_check; /* tasks running then (should be none) */
+	atomic_int	by_helpers;		/* items a helper ran */
 } seen;
 
 static seen s;
@@ -55,6 +58,23 @@ count_items(void *ctx, size_t begin, size_t end)
 		atomic_fetch_add(&s.total, 1);
 	}
 	atomic_fetch_sub(&s.running, 1);
+}
+
+/* The thread that runs main, whose tasks are not a helper's. */
+static pthread_t main_thread;
+
+/* Task: count each item after a tenth of a millisecond, and the items helpers ran. */
+static void
+count_quick(void *ctx, size_t begin, size_t end)
+{
+	(void) ctx;
+	for (size_t i = begin; i < end; i++)
+	{
+		usleep(100);
+		atomic_fetch_add(&s.done[i], 1);
+		if (!pthread_equal(pthread_self(), main_thread))
+			atomic_fetch_add(&s.by_helpers, 1);
+	}
 }
 
 /* Probe: whether the interrupt waits. */
@@ -78,6 +98,7 @@ check_interrupt(void *arg)
 	{
 		s.total_at_check = atomic_load(&s.total);
 		s.running_at_check = atomic_load(&s.running) + (int) bs_threads_alive();
+		s.tasks_at_check = atomic_load(&s.running);
 	}
 	if (s.held_off)
 		return;
@@ -164,9 +185,99 @@ check_held_off(int threads)
 				"once (%d of %d) with %d checks", threads, items_once(), ITEMS, s.checks);
 }
 
+/*
+ * Helpers kept: the parallel-fors of many runs share three helpers, parked
+ * between calls (alive after each, none started anew), which do part of
+ * the work; every item runs once in each call; release joins them.
+ */
+static void
+check_kept_reused(void)
+{
+	int			rounds_right = 0;
+	int			alive_between = 0;
+	int			helped = 0;
+
+	bs_parallel_keep_helpers();
+	for (int round = 0; round < 20; round++)
+	{
+		reset_seen(false, false);
+		bs_parallel_for(4, 0, ITEMS, 1, count_quick, NULL);
+		rounds_right += items_once() == ITEMS;
+		alive_between += bs_threads_alive() == 3 && bs_parallel_kept_helpers() == 3;
+		helped += atomic_load(&s.by_helpers) > 0;
+	}
+	bs_parallel_release_helpers();
+	unit_report(rounds_right == 20 && alive_between == 20 && helped > 0 && bs_threads_alive() == 0,
+				"kept helpers: 20 parallel-fors run every item once (%d of 20), three helpers "
+				"stay parked between them (%d of 20), helpers did work in %d, none alive after "
+				"the release (%u)", rounds_right, alive_between, helped, bs_threads_alive());
+}
+
+/*
+ * Helpers kept: an interrupt is checked with no task running (the helpers
+ * parked, not joined), the check's longjmp leaves them parked and running
+ * nothing, and the release joins them.
+ */
+static void
+check_kept_interrupt(void)
+{
+	int			total_after;
+	bool		parked;
+
+	bs_parallel_keep_helpers();
+	reset_seen(false, false);
+	bs_parallel_for_checked(4, ITEMS, 1, ITEMS, count_items, NULL, &hooks);
+	unit_report(s.checks_pending == 1 && s.tasks_at_check == 0 && items_once() == ITEMS,
+				"kept helpers: an interrupt is checked with no task running (%d), then every "
+				"item runs once (%d of %d)", s.tasks_at_check, items_once(), ITEMS);
+	reset_seen(false, true);
+	if (setjmp(s.escape) == 0)
+		bs_parallel_for_checked(4, ITEMS, 1, ITEMS, count_items, NULL, &hooks);
+	total_after = atomic_load(&s.total);
+	usleep(20000);
+	parked = bs_parallel_kept_helpers() == 3 && bs_threads_alive() == 3;
+	bs_parallel_release_helpers();
+	unit_report(s.tasks_at_check == 0 && atomic_load(&s.total) == total_after &&
+				total_after < ITEMS && parked && bs_threads_alive() == 0,
+				"kept helpers: a check that longjmps finds no task running, no item runs after "
+				"it (%d of %d done), the helpers stay parked until released", total_after, ITEMS);
+}
+
+/* A parallel-for of another thread, while main keeps helpers. */
+static void *
+other_thread_loop(void *arg)
+{
+	(void) arg;
+	bs_parallel_for(2, 0, ITEMS, 1, count_quick, NULL);
+	return NULL;
+}
+
+/*
+ * Helpers kept by main: another thread's parallel-for starts helpers of its
+ * own and runs every item once; main's kept helpers are left as they were.
+ */
+static void
+check_kept_other_thread(void)
+{
+	pthread_t	other;
+
+	bs_parallel_keep_helpers();
+	reset_seen(false, false);
+	bs_parallel_for(2, 0, ITEMS, 1, count_quick, NULL);
+	reset_seen(false, false);
+	pthread_create(&other, NULL, other_thread_loop, NULL);
+	pthread_join(other, NULL);
+	unit_report(items_once() == ITEMS && bs_parallel_kept_helpers() == 1,
+				"kept helpers: another thread's parallel-for runs every item once (%d of %d) "
+				"with helpers of its own (main keeps %d)", items_once(), ITEMS,
+				bs_parallel_kept_helpers());
+	bs_parallel_release_helpers();
+}
+
 int
 main(void)
 {
+	main_thread = pthread_self();
 	for (int threads = 1; threads <= 4; threads *= 2)
 	{
 		check_stop_and_go_on(threads);
@@ -178,5 +289,8 @@ main(void)
 	unit_report(s.checks == 1 && s.checks_pending == 0 && items_once() == ITEMS,
 				"without a probe the check runs before each batch only (%d checks, none while "
 				"the interrupt waited)", s.checks);
+	check_kept_reused();
+	check_kept_interrupt();
+	check_kept_other_thread();
 	return unit_exit_status();
 }
