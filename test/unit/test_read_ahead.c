@@ -3,7 +3,8 @@
  * reads queued in turn into buffers of their own each bring their bytes
  * (fewer at the file's end), seen by the owner after the wait; a read of a
  * bad descriptor reports its errno; a wait on a read queued while the
- * thread sleeps (fewer than a batch queued) still returns; a cancel drops
+ * thread sleeps (fewer than a batch queued) still returns, the read done;
+ * more reads queued than the ring holds wait for room; a cancel drops
  * what is queued and, once it returns, nothing more is written; a stop
  * joins the thread; without a thread, a read is done as it is queued.
  */
@@ -24,6 +25,9 @@
 
 /* Reads kept queued at once in check_reads (as a merge's chunks are). */
 #define IN_FLIGHT 40
+
+/* Reads check_ring_full queues at once: past the ring's room. */
+#define RING_FILL (2 * BS_READ_AHEAD_RING + 100)
 
 /* Reads queued before check_cancel cancels them: the thread is woken, and some are done. */
 #define CANCEL_READS (2 * BS_READ_AHEAD_BATCH)
@@ -127,6 +131,35 @@ check_reads(int fd, int thread)
 				thread ? "through the thread" : "without a thread", PIECES, PIECE, IN_FLIGHT);
 }
 
+/*
+ * More reads queued than the ring holds, none waited for meanwhile (the
+ * whole file, and some pieces again): the owner waits for room, each read
+ * brings its piece.
+ */
+static void
+check_ring_full(int fd)
+{
+	static bs_read_ahead ra;
+	static bs_read reads[RING_FILL];
+	static char bufs[RING_FILL][PIECE];
+	int			ok = 1;
+
+	bs_read_ahead_start(&ra);
+	for (size_t i = 0; i < RING_FILL; i++)
+	{
+		set_read(&reads[i], fd, bufs[i], i % PIECES);
+		bs_read_ahead_submit(&ra, &reads[i]);
+	}
+	for (size_t i = 0; i < RING_FILL; i++)
+	{
+		bs_read_ahead_wait(&ra, &reads[i]);
+		ok &= piece_right(&reads[i], i % PIECES);
+	}
+	bs_read_ahead_stop(&ra);
+	unit_report(ok, "%d reads queued at once into a ring of %d: the owner waits for room, each "
+				"brings its piece", RING_FILL, BS_READ_AHEAD_RING);
+}
+
 /* A read of a descriptor that is not open reports EBADF. */
 static void
 check_bad_descriptor(void)
@@ -145,7 +178,8 @@ check_bad_descriptor(void)
 
 /*
  * One read queued to a thread asleep (below the batch that wakes it) and
- * waited for at once: the wait wakes the thread, and the read is done.
+ * waited for at once: the wait returns with the read done (by the owner,
+ * where the thread has not begun it).
  */
 static void
 check_wait_wakes(int fd)
@@ -165,7 +199,7 @@ check_wait_wakes(int fd)
 		ok &= piece_right(&r, p);
 	}
 	bs_read_ahead_stop(&ra);
-	unit_report(ok, "a wait on a read queued to the sleeping thread wakes it, and the read is done");
+	unit_report(ok, "a wait on a read queued to the sleeping thread returns with the read done");
 }
 
 /*
@@ -244,6 +278,7 @@ main(void)
 	}
 	check_reads(fd, 1);
 	check_reads(fd, 0);
+	check_ring_full(fd);
 	check_bad_descriptor();
 	check_wait_wakes(fd);
 	check_cancel(fd);
