@@ -4,8 +4,9 @@
  *
  * A merge of 294 runs at 4 MB reads about 220,000 pieces of 4 kB: on the
  * backend's thread, the kernel's copies of them were 17% of a 10M-row sort.
- * Here they run on another core while the merge goes on; the merge waits
- * only where it reaches a piece not read yet.
+ * Here they run on another core while the merge goes on; where the merge
+ * reaches a piece not read yet, it reads it itself if the thread has not
+ * begun it, else waits for it.
  */
 #include "read_ahead.h"
 #include "monotonic.h"
