@@ -321,11 +321,15 @@ begin_runs(BitonicScanState *state)
 	/* malloc keeps a run's buffers under 2 MB for the next (larger ones are kept memory) */
 	bs_malloc_keep_freed(Min((size_t) work_mem * 1024, RUNS_MALLOC_KEEP));
 	/*
-	 * A run's rows, pairs and order take seven eighths of work_mem: the
-	 * rest is the room its sort takes past what is counted while rows come
-	 * in (the last batch's pairs, the pairs' growth, the order)
+	 * A run's rows, pairs and order take all but a thirty-second of
+	 * work_mem: the rest is the room its sort takes past what is counted
+	 * while rows come in (the last batch's pairs, the pairs' growth, the
+	 * order).  Measured, a run's peak with its sort's scratch, 10M rows:
+	 * 3.70-3.82 MB at 4 MB (int8, text, int4 and float8), 995 kB at 1 MB,
+	 * 62.9 MB at 64 MB, 224 MB at 256 MB.  An eighth, as before, left a
+	 * run at 3.4 MB of 4 MB, and 10% more runs to merge (295, not 268).
 	 */
-	state->mem_limit -= state->mem_limit / 8;
+	state->mem_limit -= state->mem_limit / 32;
 	state->ms.grow_by_quarter = true;
 	/* kept memory taken back counts until here: the runs take back their own */
 	state->reused_bytes += BitonicKeptReused() - state->reused_from;

@@ -157,15 +157,15 @@ match_sort_columns(List *pathkeys, PathTarget *target, List **attnos, List **sor
 
 /*
  * What an external sort of n rows of `bytes` adds to the sort of its runs
- * in memory: its runs (seven eighths of work_mem each) written and read
- * once per merge pass, `per_row` each, as many merged at once as one-block
- * buffers fit in work_mem, and the loser tree's comparisons.
+ * in memory: its runs (all but a thirty-second of work_mem each) written
+ * and read once per merge pass, `per_row` each, as many merged at once as
+ * one-block buffers fit in work_mem, and the loser tree's comparisons.
  */
 static Cost
 external_sort_cost(double n, double bytes, double per_row, bool rows_compared)
 {
 	double		mem = (double) work_mem * 1024.0;
-	double		nruns = Max(2.0, ceil(bytes / (mem * 7.0 / 8.0)));
+	double		nruns = Max(2.0, ceil(bytes / (mem * 31.0 / 32.0)));
 	double		order = Max(2.0, floor(mem / (BLCKSZ + 512.0)));
 	double		passes = Max(1.0, ceil(log(nruns) / log(order)));
 	double		pages = ceil(bytes / BLCKSZ);
