@@ -59,7 +59,13 @@ extern void bs_parallel_for_checked(int threads, size_t nitems, size_t grain,
  */
 extern void bs_parallel_keep_helpers(void);
 
-/* Join the kept helpers and keep none from now on; nothing where none are kept. */
+/*
+ * Join the kept helpers and keep none from now on; nothing where none are
+ * kept.  Keeping is one flag, not a count: where two sorts of a backend
+ * keep helpers at once (a sort below another's), the first to release them
+ * ends the keeping for both, and the other's parallel-fors start and join
+ * their helpers again, as without it.
+ */
 extern void bs_parallel_release_helpers(void);
 
 /* Helpers kept now (parked or working). */

@@ -85,7 +85,10 @@ sleep_until_queued(bs_read_ahead *ra, unsigned long long taken)
 	pthread_mutex_unlock(&ra->lock);
 }
 
-/* Thread body: do the queued reads in order (drop those below drop_below) until stopped. */
+/*
+ * Thread body: do the queued reads in order (drop those below drop_below;
+ * pass those the owner took) until stopped.
+ */
 static void *
 read_ahead_main(void *arg)
 {

@@ -1,8 +1,10 @@
 /*
  * read_ahead.h — a background thread that reads files ahead of their
- * reader: reads are queued and done in the order queued, each into memory
- * of its own, and the owner waits for one only where it needs its bytes.
- * The thread blocks every signal and calls nothing but pread.  The queue
+ * reader: reads are queued, each into memory of its own, and the thread
+ * does them in the order queued, but for those the owner waits for before
+ * the thread begins them, which the owner does itself; the owner waits
+ * only where it needs a read's bytes.  The thread blocks every signal and
+ * calls nothing but pread.  The queue
  * is a ring that the owner alone fills and the thread alone empties, with
  * no lock: a lock taken by both at each read made them wait for each
  * other in the kernel (90,000 futex calls in a 10M-row sort at 4 MB).
@@ -13,7 +15,11 @@
  * the owner a system call each; a merge of few runs queues few reads, and
  * a batch as large would leave each of them to its wait.  Memory that a
  * read queued or under way writes to may be freed only after that read
- * was waited for, or after bs_read_ahead_cancel (or _stop) returned.
+ * was waited for, or after bs_read_ahead_cancel (or _stop) returned.  A
+ * bs_read waited for may be queued again, but freed (or its state set
+ * other than by these calls) only after bs_read_ahead_cancel or _stop
+ * returned: until then the thread may still look at its state through the
+ * ring's older place for it.
  */
 #ifndef BS_READ_AHEAD_H
 #define BS_READ_AHEAD_H
@@ -60,7 +66,7 @@ typedef struct bs_read_ahead
 	pthread_cond_t done;		/* a read is done, for the owner */
 	bs_read    *ring[BS_READ_AHEAD_RING];
 	atomic_ullong queued;		/* reads ever queued: the owner's */
-	atomic_ullong taken;		/* reads ever done or dropped: the thread's */
+	atomic_ullong taken;		/* places of the ring ever passed: the thread's */
 	atomic_ullong drop_below;	/* reads queued before this are dropped, unread */
 	atomic_bool sleeping;		/* the thread sleeps on wake, or is about to */
 	atomic_bool owner_sleeping; /* the owner sleeps on done, or is about to */

@@ -303,17 +303,18 @@ release_threads(void *arg)
 }
 
 /*
- * Start the thread that reads the merges' runs ahead, once, where
- * bitonic_sort.cpu_threads allows a second thread and the budget has one.
+ * Start the thread that reads the merges' runs ahead, where
+ * bitonic_sort.cpu_threads allows a second thread and the budget has one;
+ * tried again at each merge where it could not start (a merge while the
+ * runs' sorts keep their helpers may find the budget full, the final one
+ * not).
  */
 static void
 start_reading_thread(BitonicRuns *runs)
 {
-	if (runs->ahead_tried)
+	if (runs->ahead.running || bitonic_sort_cpu_threads <= 1)
 		return;
-	runs->ahead_tried = true;
-	if (bitonic_sort_cpu_threads > 1)
-		(void) bs_read_ahead_start(&runs->ahead);
+	(void) bs_read_ahead_start(&runs->ahead);
 }
 
 /* Start a run; its rows follow in order (BitonicRunsPut). */

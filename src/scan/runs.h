@@ -77,7 +77,6 @@ typedef struct BitonicRuns
 	int			order;			/* most runs merged at once */
 
 	bs_read_ahead ahead;		/* the thread that reads the merge's runs ahead */
-	bool		ahead_tried;	/* its start was tried */
 	MemoryContextCallback reads_guard;	/* on read_cxt: no read into it once it goes */
 	bool		reads_guarded;	/* reads_guard is registered */
 	MemoryContextCallback release_guard;	/* on cxt: the thread and descriptors go */
