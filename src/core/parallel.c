@@ -61,7 +61,7 @@ parallel_worker(void *arg)
  */
 typedef struct kept_helpers
 {
-	bool		keeping;		/* the owner keeps helpers (set and read by the owner) */
+	atomic_bool keeping;		/* the owner keeps helpers: set after owner, by the owner */
 	pthread_t	owner;
 	int			count;			/* helpers started and not joined */
 	pthread_t	tids[BS_MAX_THREADS];
@@ -117,7 +117,8 @@ kept_helper_main(void *arg)
 static bool
 uses_kept_helpers(void)
 {
-	return kept.keeping && pthread_equal(pthread_self(), kept.owner);
+	return atomic_load_explicit(&kept.keeping, memory_order_acquire) &&
+		pthread_equal(pthread_self(), kept.owner);
 }
 
 /*
@@ -146,21 +147,38 @@ run_with_kept_helpers(parallel_job *job, int helpers, const bs_hooks *probe)
 	pthread_mutex_unlock(&kept.lock);
 }
 
+/*
+ * Start up to `helpers` helpers on job, drain it on the calling thread too,
+ * and join them.
+ */
+static void
+run_with_started_helpers(parallel_job *job, int helpers, const bs_hooks *probe)
+{
+	pthread_t	tids[BS_MAX_THREADS];
+	int			started = 0;
+
+	while (started < helpers && bs_thread_start(&tids[started], parallel_worker, job))
+		started++;
+	parallel_drain(job, probe);
+	for (int i = 0; i < started; i++)
+		bs_thread_join(tids[i]);
+}
+
 /* Keep the calling thread's helpers (see parallel.h). */
 void
 bs_parallel_keep_helpers(void)
 {
-	if (kept.keeping)
+	if (atomic_load(&kept.keeping))
 		return;
 	kept.owner = pthread_self();
-	kept.keeping = true;
+	atomic_store_explicit(&kept.keeping, true, memory_order_release);
 }
 
 /* Join the kept helpers (see parallel.h). */
 void
 bs_parallel_release_helpers(void)
 {
-	if (!kept.keeping)
+	if (!atomic_load(&kept.keeping))
 		return;
 	pthread_mutex_lock(&kept.lock);
 	kept.stop = true;
@@ -170,7 +188,7 @@ bs_parallel_release_helpers(void)
 		bs_thread_join(kept.tids[i]);
 	kept.count = 0;
 	kept.stop = false;
-	kept.keeping = false;
+	atomic_store(&kept.keeping, false);
 }
 
 /* Helpers kept now (see parallel.h). */
@@ -190,8 +208,6 @@ parallel_run(int threads, size_t begin, size_t end, size_t grain,
 			 bs_task_fn fn, void *ctx, const bs_hooks *probe)
 {
 	parallel_job job;
-	pthread_t	tids[BS_MAX_THREADS];
-	int			started = 0;
 	size_t		chunks;
 	size_t		next;
 
@@ -218,21 +234,9 @@ parallel_run(int threads, size_t begin, size_t end, size_t grain,
 	atomic_init(&job.abandon, false);
 
 	if (threads > 1 && uses_kept_helpers())
-	{
 		run_with_kept_helpers(&job, threads - 1, probe);
-		next = atomic_load(&job.next);
-		return next < end ? next : end;
-	}
-	for (int i = 0; i < threads - 1; i++)
-	{
-		if (!bs_thread_start(&tids[started], parallel_worker, &job))
-			break;
-		started++;
-	}
-
-	parallel_drain(&job, probe);
-	for (int i = 0; i < started; i++)
-		bs_thread_join(tids[i]);
+	else
+		run_with_started_helpers(&job, threads - 1, probe);
 	next = atomic_load(&job.next);
 	return next < end ? next : end;
 }

@@ -4,11 +4,10 @@
  * does them in the order queued, but for those the owner waits for before
  * the thread begins them, which the owner does itself; the owner waits
  * only where it needs a read's bytes.  The thread blocks every signal and
- * calls nothing but pread.  The queue
- * is a ring that the owner alone fills and the thread alone empties, with
- * no lock: a lock taken by both at each read made them wait for each
- * other in the kernel (90,000 futex calls in a 10M-row sort at 4 MB).
- * The lock is taken only to sleep and to wake.  The owner wakes the
+ * calls nothing but pread.  The queue is a ring that the owner alone fills
+ * and the thread alone empties, with no lock: a lock taken by both at each
+ * read made them wait for each other in the kernel (90,000 futex calls in
+ * a 10M-row sort at 4 MB).  The lock is taken only to sleep and to wake.  The owner wakes the
  * sleeping thread only once a batch of reads is queued
  * (bs_read_ahead_batch), or when it waits: a merge of many runs queues a
  * small read every few microseconds, and a wake-up for each would cost
