@@ -72,6 +72,7 @@ OBJS = \
 	src/scan/store.o \
 	src/scan/runs.o \
 	src/scan/run_file.o \
+	src/scan/run_ends.o \
 	src/scan/explain.o \
 	src/scan/slot.o \
 	src/scan/place.o \

@@ -157,6 +157,45 @@ BEGIN
   RETURN plan -> 0 -> 'Plan';
 END $$;
 
+-- runs written from both ends at once (run_ends.c): the backend and a
+-- helper gather the rows of a run of 4096 rows or more, one from its first
+-- row on, the other from its last back, where the first sort column's key
+-- is exact (or there is none to compute); not with one thread, nor for
+-- text, nor for runs of fewer rows.  The same rows and order either way.
+SET work_mem = '1MB';
+SELECT (p ->> 'Runs From Both Ends')::int > 0 AS int8_from_both_ends
+FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+SELECT (p ->> 'Runs From Both Ends')::int > 0 AS float8_desc_from_both_ends
+FROM ext_plan('SELECT * FROM ext ORDER BY f8 DESC NULLS FIRST, id DESC') p;
+SELECT (p ->> 'Runs From Both Ends')::int AS text_from_both_ends
+FROM ext_plan('SELECT * FROM ext ORDER BY t COLLATE "C", id') p;
+SET bitonic_sort.cpu_threads = 1;
+SELECT (p ->> 'Runs From Both Ends')::int AS one_thread_from_both_ends
+FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+RESET bitonic_sort.cpu_threads;
+SET work_mem = '64kB';
+SELECT (p ->> 'Runs')::int > 100 AS small_runs, (p ->> 'Runs From Both Ends')::int AS small_from_both_ends
+FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+-- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
+-- every 1000 rows, computed above the scan so that nothing is compressed)
+-- are written in pieces where they go, at either end; and a first sort
+-- column added with a default after most rows were in the table
+SET work_mem = '1MB';
+CREATE TABLE ext_ends AS
+  SELECT i AS id, ((i * 7919) % 30011)::int8 AS k FROM generate_series(1, 30000) i;
+ALTER TABLE ext_ends ADD COLUMN late int8 DEFAULT 42;
+INSERT INTO ext_ends SELECT i, ((i * 7919) % 30011)::int8, i % 3 FROM generate_series(30001, 36000) i;
+SELECT (p ->> 'Runs From Both Ends')::int > 0 AS wide_from_both_ends, c.*
+FROM ext_plan($q$SELECT k, id, CASE WHEN id % 1000 = 0 THEN repeat(md5(id::text), 1300)
+  ELSE md5(id::text) END AS w FROM ext_ends ORDER BY k, id$q$) p,
+     ext_check($q$SELECT k, id, CASE WHEN id % 1000 = 0 THEN repeat(md5(id::text), 1300)
+  ELSE md5(id::text) END AS w FROM ext_ends ORDER BY k, id$q$, NULL, '1MB') c;
+SELECT (p ->> 'Runs From Both Ends')::int > 0 AS late_from_both_ends, c.*
+FROM ext_plan('SELECT * FROM ext_ends ORDER BY late, id') p,
+     ext_check('SELECT * FROM ext_ends ORDER BY late, id', NULL, '1MB') c;
+DROP TABLE ext_ends;
+RESET work_mem;
+
 -- below a window, DISTINCT, GROUP BY and a merge join: sorts the planner
 -- expects to fit, so that it takes the node by its in-memory cost (with
 -- Sort disabled, PostgreSQL 18 no longer prices the native Sort out), each
@@ -353,6 +392,7 @@ BEGIN
       out := out || line || E'\n';
     END LOOP;
     lines_shown := out ~ 'Sort.Method' AND out ~ 'external merge' AND out ~ 'Runs' AND
+                   out ~ 'Runs.From.Both.Ends' AND
                    out ~ 'Merge.Passes' AND out ~ 'Merge.Order' AND out ~ 'Disk';
     RETURN NEXT;
   END LOOP;
@@ -383,6 +423,12 @@ SELECT count(*) FROM (SELECT e.*, g FROM ext e, generate_series(1, 40) g ORDER B
 RESET statement_timeout;
 SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY t COLLATE ext_en, id') AS after_cancel;
+-- the same while runs are written from both ends
+SET statement_timeout = '300ms';
+SELECT count(*) FROM (SELECT e.*, g FROM ext e, generate_series(1, 40) g ORDER BY e.i8, g) s;
+RESET statement_timeout;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY i8, id') AS after_cancel_both_ends;
 RESET enable_sort;
 RESET work_mem;
 DROP TABLE ext_queries;

@@ -81,23 +81,34 @@ SELECT count(*), sum(r) FROM (SELECT id, k, 1 / (id - 90000) AS r FROM bs_fault_
 RESET enable_sort;
 SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS after_input_error;
 
--- the thread that reads the merge's runs ahead fails its reads: a clean
--- error naming the temporary file, nothing left on disk (the thread is
--- stopped before its descriptors are closed), then the same sort runs
-SET work_mem = '1MB';
-SET bitonic_sort.test_fault = read_ahead;
-SET enable_sort = off;
-DO $$
+-- a fault in the external sort's file I/O: the sort ends in a clean
+-- error naming the temporary file (SQLSTATE and message as a notice),
+-- nothing is left on disk, and the same sort then runs right
+CREATE FUNCTION bs_fault_file_io(fault text) RETURNS TABLE (temp_files_left bigint, after_fault text)
+LANGUAGE plpgsql AS $f$
 BEGIN
-  PERFORM count(*) FROM (SELECT * FROM bs_fault ORDER BY k) s;
-EXCEPTION WHEN OTHERS THEN
-  RAISE NOTICE 'SQLSTATE %: %', SQLSTATE,
-    regexp_replace(SQLERRM, 'pgsql_tmp[0-9.]+', 'pgsql_tmpN', 'g');
-END $$;
-RESET enable_sort;
-RESET bitonic_sort.test_fault;
-SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
-SELECT bs_fault_compare('SELECT * FROM bs_fault ORDER BY k, id') AS after_read_ahead_fault;
+  PERFORM set_config('bitonic_sort.test_fault', fault, true);
+  PERFORM set_config('enable_sort', 'off', true);
+  BEGIN
+    PERFORM count(*) FROM (SELECT * FROM bs_fault ORDER BY k) s;
+  EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'SQLSTATE %: %', SQLSTATE,
+      regexp_replace(SQLERRM, 'pgsql_tmp[0-9.]+', 'pgsql_tmpN', 'g');
+  END;
+  PERFORM set_config('bitonic_sort.test_fault', 'none', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  temp_files_left := (SELECT count(*) FROM pg_ls_tmpdir());
+  after_fault := bs_fault_compare('SELECT * FROM bs_fault ORDER BY k, id');
+  RETURN NEXT;
+END $f$;
+SET work_mem = '1MB';
+-- the thread that reads the merge's runs ahead fails its reads (the thread
+-- is stopped before its descriptors are closed)
+SELECT * FROM bs_fault_file_io('read_ahead');
+-- the back of a run written from both ends fails its writes (the helper
+-- gathers and writes it on another thread; the error is raised once both
+-- ends stop)
+SELECT * FROM bs_fault_file_io('run_write');
 SET work_mem = '1GB';
 
 -- the same from a heap table: the worker copies each row out of its page,

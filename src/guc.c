@@ -28,6 +28,7 @@ static const struct config_enum_entry test_fault_options[] = {
 	{"part_sort", BITONIC_FAULT_PART_SORT, false},
 	{"ingest", BITONIC_FAULT_INGEST, false},
 	{"read_ahead", BITONIC_FAULT_READ_AHEAD, false},
+	{"run_write", BITONIC_FAULT_RUN_WRITE, false},
 	{NULL, 0, false}
 };
 #endif
@@ -196,7 +197,8 @@ BitonicGucInit(void)
 							 "Makes a background thread's job fail (the test build only).",
 							 "part_sort: the part sorter fails every part; ingest: an error "
 							 "is raised while the ingest worker places a buffer; read_ahead: the "
-							 "external sort's reads ahead of its merge fail; none: no fault.",
+							 "external sort's reads ahead of its merge fail; run_write: the "
+							 "writes of a run's back end (run_ends.c) fail; none: no fault.",
 							 &bitonic_sort_test_fault,
 							 BITONIC_FAULT_NONE,
 							 test_fault_options,

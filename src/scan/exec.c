@@ -409,6 +409,37 @@ put_run_row(BitonicScanState *state, int64 pos)
 	BitonicRunsPutValue(state->runs, value, isnull);
 }
 
+/* The stored row at a place of the in-memory order (on any thread: run_ends.c). */
+static MinimalTuple
+ordered_row(void *arg, size_t pos)
+{
+	BitonicScanState *state = (BitonicScanState *) arg;
+
+	return BitonicStoreGet(&state->store, state->order[pos]);
+}
+
+/*
+ * Write the stored rows, sorted, as the run just started, from both its
+ * ends at once (runs.c says where it can); false where it cannot.  Every
+ * stored row is in the order (a store that held others would give the run
+ * a wrong length: those go row by row).
+ */
+static bool
+put_run_rows(BitonicScanState *state)
+{
+	BitonicRunRows rows;
+
+	if (state->values != NULL ||
+		BitonicStoreRows(&state->store, &rows.row_bytes) != state->ntuples)
+		return false;
+	/* the whole order final (a run is sorted in parts only where it cannot go from both ends) */
+	state->order_ready = BitonicMultiSortReady(&state->ms, state->ntuples);
+	rows.nrows = state->ntuples;
+	rows.row = ordered_row;
+	rows.arg = state;
+	return BitonicRunsPutRows(state->runs, &rows);
+}
+
 /*
  * Sort the rows held with the in-memory sorter, write them out in order as
  * the next run, and free their memory for the run after it.
@@ -418,11 +449,14 @@ write_run(BitonicScanState *state)
 {
 	sort_held(state);
 	BitonicRunsStartRun(state->runs);
-	for (int64 pos = 0; pos < (int64) state->ntuples; pos++)
+	if (!put_run_rows(state))
 	{
-		put_run_row(state, pos);
-		if ((pos + 1) % 4096 == 0)
-			CHECK_FOR_INTERRUPTS();
+		for (int64 pos = 0; pos < (int64) state->ntuples; pos++)
+		{
+			put_run_row(state, pos);
+			if ((pos + 1) % 4096 == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 	}
 	forget_rows(state);
 	BitonicRunsEndRun(state->runs);
@@ -454,6 +488,13 @@ reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
 		return;
 	if (state->placed_ranges > 0)
 		BitonicPlacePlan(state, (double) row_bytes);
+	/*
+	 * runs written from both ends are sorted whole, on all threads: sorted
+	 * in parts, the back would wait for the last part (the first run keeps
+	 * the sort its memory was planned for)
+	 */
+	if (BitonicRunsBothEnds(state->runs))
+		state->ms.order_read_forward = false;
 	BitonicMultiSortReserve(&state->ms, rows - rows / 8);
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);
 	BitonicStorePrefault(&state->store, pairs, pair_bytes);
@@ -842,6 +883,7 @@ note_runs(BitonicScanState *state)
 	BitonicRuns *runs = state->runs;
 
 	state->runs_written = runs->initial_runs;
+	state->runs_both_ends = runs->both_ends_runs;
 	state->merge_passes = Max(state->merge_passes, (uint32) runs->passes);
 	state->merge_order = Max(state->merge_order, (uint32) Min(runs->order, runs->initial_runs));
 	state->disk_bytes = Max(state->disk_bytes, runs->disk.peak);

@@ -33,18 +33,6 @@
 #include "pgstat.h"
 #include "utils/memutils.h"
 
-#define RECORD_KEY_BYTES sizeof(uint64)
-
-/* Where in a record its tuple's NULL flag lies. */
-#define RECORD_NULL_FLAG (RECORD_KEY_BYTES + offsetof(MinimalTupleData, mt_padding))
-
-/* A record's bytes, from its tuple's length. */
-static inline size_t
-record_bytes(uint32 t_len)
-{
-	return RECORD_KEY_BYTES + MAXALIGN(t_len);
-}
-
 /* Count bytes of temporary files made (or, negative, deleted). */
 static void
 disk_add(BitonicRunDisk *disk, int64 bytes)
@@ -84,30 +72,68 @@ BitonicRunWriterBegin(BitonicRunWriter *writer, File file, off_t start)
 	writer->used = 0;
 }
 
+/*
+ * ERROR for a write to a run's file that failed with errno err, or that
+ * was short with none (the disk is full).
+ */
+void
+BitonicRunReportWriteError(File file, int err)
+{
+	errno = err != 0 ? err : ENOSPC;
+	ereport(ERROR,
+			(errcode_for_file_access(),
+			 errmsg("could not write to temporary file \"%s\": %m",
+					FilePathName(file))));
+}
+
+/* Write n bytes at offset through fd.c (which counts temp_file_limit); ERROR where the file cannot take them. */
+static void
+write_at(BitonicRunWriter *writer, const char *bytes, size_t n, off_t offset)
+{
+	int			done;
+
+	errno = 0;
+	done = FileWrite(writer->file, unconstify(char *, bytes), (int) n, offset,
+					 WAIT_EVENT_BUFFILE_WRITE);
+	if (done != (int) n)
+		BitonicRunReportWriteError(writer->file, errno);
+}
+
 /* Write what the buffer holds to the file; ERROR where the file cannot take it. */
 static void
 flush(BitonicRunWriter *writer)
 {
-	int			done;
-
 	if (writer->used == 0)
 		return;
-	errno = 0;
-	done = FileWrite(writer->file, writer->buf, (int) writer->used, writer->offset,
-					 WAIT_EVENT_BUFFILE_WRITE);
-	if (done != (int) writer->used)
-	{
-		/* a short write that set no errno: the disk is full */
-		if (done >= 0 && errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write to temporary file \"%s\": %m",
-						FilePathName(writer->file))));
-	}
-	writer->offset += done;
-	disk_add(writer->disk, done);
+	write_at(writer, writer->buf, writer->used, writer->offset);
+	writer->offset += writer->used;
+	disk_add(writer->disk, writer->used);
 	writer->used = 0;
+}
+
+/*
+ * The run just begun will be `bytes` long, written by other means
+ * (run_ends.c): write its last bytes through fd.c, so that the file's
+ * growth counts in temp_file_limit (an ERROR here, before any of the run is
+ * written) and in the temp files' size, as the writer's own writes do.
+ * Those bytes are written again with the run's last record.
+ */
+void
+BitonicRunWriterReserve(BitonicRunWriter *writer, off_t bytes)
+{
+	static const char zeros[MAXIMUM_ALIGNOF] = {0};
+
+	Assert(writer->offset == writer->start && writer->used == 0 && bytes >= MAXIMUM_ALIGNOF);
+	write_at(writer, zeros, sizeof(zeros), writer->start + bytes - sizeof(zeros));
+}
+
+/* The run's `bytes` (reserved) are written: the writer goes on after them. */
+void
+BitonicRunWriterWritten(BitonicRunWriter *writer, off_t bytes)
+{
+	Assert(writer->offset == writer->start && writer->used == 0);
+	writer->offset += bytes;
+	disk_add(writer->disk, bytes);
 }
 
 /* Append bytes to the run, writing the buffer out each time it fills. */
@@ -135,32 +161,25 @@ void
 BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnull, MinimalTuple tuple)
 {
 	size_t		len = tuple->t_len;
-	size_t		bytes = record_bytes(tuple->t_len);
+	size_t		bytes = BitonicRunRecordBytes(tuple->t_len);
 
 	if (bytes <= writer->size - writer->used)
 	{
-		char	   *p = writer->buf + writer->used;
-
-		memcpy(p, &key, RECORD_KEY_BYTES);
-		memcpy(p + RECORD_KEY_BYTES, tuple, len);
-		p[RECORD_NULL_FLAG] = isnull;
-		memset(p + RECORD_KEY_BYTES + len, 0, bytes - RECORD_KEY_BYTES - len);
+		BitonicRunRecordWrite(writer->buf + writer->used, key, isnull, tuple, bytes);
 		writer->used += bytes;
 		if (writer->used == writer->size)
 			flush(writer);
 	}
 	else
 	{
-		char		head[RECORD_KEY_BYTES + MINIMAL_TUPLE_DATA_OFFSET];
+		char		head[BITONIC_RECORD_HEAD_BYTES];
 		static const char zeros[MAXIMUM_ALIGNOF] = {0};
 
-		memcpy(head, &key, RECORD_KEY_BYTES);
-		memcpy(head + RECORD_KEY_BYTES, tuple, MINIMAL_TUPLE_DATA_OFFSET);
-		head[RECORD_NULL_FLAG] = isnull;
+		BitonicRunRecordHead(head, key, isnull, tuple);
 		write_bytes(writer, head, sizeof(head));
 		write_bytes(writer, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
 					len - MINIMAL_TUPLE_DATA_OFFSET);
-		write_bytes(writer, zeros, bytes - RECORD_KEY_BYTES - len);
+		write_bytes(writer, zeros, bytes - BITONIC_RECORD_KEY_BYTES - len);
 	}
 }
 
@@ -168,15 +187,15 @@ BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnull, MinimalTu
 void
 BitonicRunWriterPutKey(BitonicRunWriter *writer, uint64 key)
 {
-	if (writer->size - writer->used >= RECORD_KEY_BYTES)
+	if (writer->size - writer->used >= BITONIC_RECORD_KEY_BYTES)
 	{
-		memcpy(writer->buf + writer->used, &key, RECORD_KEY_BYTES);
-		writer->used += RECORD_KEY_BYTES;
+		memcpy(writer->buf + writer->used, &key, BITONIC_RECORD_KEY_BYTES);
+		writer->used += BITONIC_RECORD_KEY_BYTES;
 		if (writer->used == writer->size)
 			flush(writer);
 	}
 	else
-		write_bytes(writer, (const char *) &key, RECORD_KEY_BYTES);
+		write_bytes(writer, (const char *) &key, BITONIC_RECORD_KEY_BYTES);
 }
 
 /* End the run: write out the buffer; the run's bytes. */
@@ -457,11 +476,11 @@ next_key(BitonicRunReader *reader)
 {
 	if (reader->nulls_first && reader->nulls_left > 0)
 		return take_null(reader);
-	if (ensure(reader, RECORD_KEY_BYTES))
+	if (ensure(reader, BITONIC_RECORD_KEY_BYTES))
 	{
-		memcpy(&reader->key, reader->data + reader->pos, RECORD_KEY_BYTES);
+		memcpy(&reader->key, reader->data + reader->pos, BITONIC_RECORD_KEY_BYTES);
 		reader->isnull = false;
-		reader->pos += RECORD_KEY_BYTES;
+		reader->pos += BITONIC_RECORD_KEY_BYTES;
 		return true;
 	}
 	if (reader->len > reader->pos)
@@ -484,21 +503,21 @@ BitonicRunReaderNext(BitonicRunReader *reader)
 
 	if (reader->keys_only)
 		return next_key(reader);
-	if (!ensure(reader, RECORD_KEY_BYTES + sizeof(uint32)))
+	if (!ensure(reader, BITONIC_RECORD_KEY_BYTES + sizeof(uint32)))
 	{
 		if (reader->len > reader->pos)
 			report_short_read();
 		close_reader(reader);
 		return false;
 	}
-	memcpy(&t_len, reader->data + reader->pos + RECORD_KEY_BYTES, sizeof(uint32));
-	if (t_len < MINIMAL_TUPLE_DATA_OFFSET || !ensure(reader, record_bytes(t_len)))
+	memcpy(&t_len, reader->data + reader->pos + BITONIC_RECORD_KEY_BYTES, sizeof(uint32));
+	if (t_len < MINIMAL_TUPLE_DATA_OFFSET || !ensure(reader, BitonicRunRecordBytes(t_len)))
 		report_short_read();
 	record = reader->data + reader->pos;
-	memcpy(&reader->key, record, RECORD_KEY_BYTES);
-	reader->isnull = record[RECORD_NULL_FLAG] != 0;
-	reader->tuple = (MinimalTuple) (record + RECORD_KEY_BYTES);
-	reader->pos += record_bytes(t_len);
+	memcpy(&reader->key, record, BITONIC_RECORD_KEY_BYTES);
+	reader->isnull = record[BITONIC_RECORD_NULL_FLAG] != 0;
+	reader->tuple = (MinimalTuple) (record + BITONIC_RECORD_KEY_BYTES);
+	reader->pos += BitonicRunRecordBytes(t_len);
 	/*
 	 * Ask for the next record now: a merge of k runs reads it about k rows
 	 * later, and the copy into the chunk (the kernel's, on this core or the

@@ -15,6 +15,41 @@
 
 #include "core/read_ahead.h"
 
+/* Bytes of a record's key, and where in a record its tuple's NULL flag lies. */
+#define BITONIC_RECORD_KEY_BYTES sizeof(uint64)
+#define BITONIC_RECORD_NULL_FLAG (BITONIC_RECORD_KEY_BYTES + offsetof(MinimalTupleData, mt_padding))
+
+/* A record's bytes, from its tuple's length. */
+static inline size_t
+BitonicRunRecordBytes(uint32 t_len)
+{
+	return BITONIC_RECORD_KEY_BYTES + MAXALIGN(t_len);
+}
+
+/* Write a record (key, tuple with its NULL flag, zero padding) of `bytes` bytes at p. */
+static inline void
+BitonicRunRecordWrite(char *p, uint64 key, bool isnull, MinimalTuple tuple, size_t bytes)
+{
+	size_t		len = tuple->t_len;
+
+	memcpy(p, &key, BITONIC_RECORD_KEY_BYTES);
+	memcpy(p + BITONIC_RECORD_KEY_BYTES, tuple, len);
+	p[BITONIC_RECORD_NULL_FLAG] = isnull;
+	memset(p + BITONIC_RECORD_KEY_BYTES + len, 0, bytes - BITONIC_RECORD_KEY_BYTES - len);
+}
+
+/* A record's first bytes: its key, then its tuple's header with the NULL flag. */
+#define BITONIC_RECORD_HEAD_BYTES (BITONIC_RECORD_KEY_BYTES + MINIMAL_TUPLE_DATA_OFFSET)
+
+/* Write a record's first BITONIC_RECORD_HEAD_BYTES at head (for a record written in pieces). */
+static inline void
+BitonicRunRecordHead(char *head, uint64 key, bool isnull, MinimalTuple tuple)
+{
+	memcpy(head, &key, BITONIC_RECORD_KEY_BYTES);
+	memcpy(head + BITONIC_RECORD_KEY_BYTES, tuple, MINIMAL_TUPLE_DATA_OFFSET);
+	head[BITONIC_RECORD_NULL_FLAG] = isnull;
+}
+
 /* No file: a reader at its run's end, a writer between runs. */
 #define RUN_FILE_NONE ((File) -1)
 
@@ -89,6 +124,9 @@ extern void BitonicRunWriterPut(BitonicRunWriter *writer, uint64 key, bool isnul
 								MinimalTuple tuple);
 extern void BitonicRunWriterPutKey(BitonicRunWriter *writer, uint64 key);
 extern off_t BitonicRunWriterEnd(BitonicRunWriter *writer);
+extern void BitonicRunWriterReserve(BitonicRunWriter *writer, off_t bytes);
+extern void BitonicRunWriterWritten(BitonicRunWriter *writer, off_t bytes);
+extern void BitonicRunReportWriteError(File file, int err);
 extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t bytes,
 								 size_t buf_size, MemoryContext cxt, bs_read_ahead *ahead, int fd);
 extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);

@@ -88,6 +88,7 @@ static void
 plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes)
 {
 	size_t		fixed = RUNS_FIXED_BYTES + runs->writer.size +
+		(runs->back_buf != NULL ? runs->writer.size : 0) +
 		(runs->random_access ? RUNS_MERGED_KB * 1024 : 0);
 	size_t		budget = mem_limit > fixed ? mem_limit - fixed : 0;
 	size_t		per_reader = reader_bytes(runs->tupdesc, row_bytes);
@@ -133,6 +134,16 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->tupdesc = tupdesc;
 	runs->random_access = random_access;
 	BitonicRunWriterInit(&runs->writer, write_buffer_size(mem_limit), &runs->disk);
+	/*
+	 * runs written from both ends (run_ends.c) need a second thread, and
+	 * keys a thread may compute: exact keys (pure arithmetic), or none
+	 */
+	if (bitonic_sort_cpu_threads > 1 && (ms->key_of == NULL || runs->key_exact))
+	{
+		runs->back_buf = palloc(runs->writer.size);
+		for (int i = 0; i < 2; i++)
+			runs->end_tupdescs[i] = CreateTupleDescCopyConstr(tupdesc);
+	}
 	plan_merge(runs, mem_limit, expected_bytes, row_bytes);
 	runs->runs_cap = 16;
 	runs->runs = palloc(sizeof(BitonicRun) * runs->runs_cap);
@@ -165,6 +176,9 @@ BitonicRunsKeysOnly(BitonicRuns *runs, uint64 key_xor)
 	Assert(runs->nkeys == 1 && runs->keys_decide && runs->tupdesc->natts == 1);
 	runs->keys_only = true;
 	runs->key_xor = key_xor;
+	if (runs->back_buf != NULL)
+		pfree(runs->back_buf);
+	runs->back_buf = NULL;
 	runs->key_slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsVirtual);
 	MemoryContextSwitchTo(old);
 }
@@ -251,18 +265,18 @@ run_read(BitonicRuns *runs, int f)
 }
 
 /*
- * File f's descriptor for the thread that reads ahead: a duplicate of
- * fd.c's, counted as an external descriptor, so that fd.c, which may close
- * its own to make room for others, never closes this one; -1 (the merge
- * reads the file itself) where there is no thread or no descriptor left.
+ * A duplicate of file f's descriptor for the runs' threads (the reading
+ * thread, the ends of a run written from both): counted as an external
+ * descriptor, so that fd.c, which may close its own to make room for
+ * others, never closes this one; -1 where no descriptor is left.
  */
 static int
-thread_fd(BitonicRuns *runs, int f)
+dup_fd(BitonicRuns *runs, int f)
 {
 	BitonicRunsFile *file = &runs->files[f];
 	int			fd;
 
-	if (file->fd >= 0 || !runs->ahead.running || !AcquireExternalFD())
+	if (file->fd >= 0 || !AcquireExternalFD())
 		return file->fd;
 	/* FileSize opens fd.c's descriptor where fd.c closed it */
 	fd = FileSize(file->file) < 0 ? -1 :
@@ -271,6 +285,16 @@ thread_fd(BitonicRuns *runs, int f)
 		ReleaseExternalFD();
 	file->fd = fd;
 	return fd;
+}
+
+/*
+ * File f's descriptor for the thread that reads ahead; -1 (the merge reads
+ * the file itself) where there is no thread or no descriptor left.
+ */
+static int
+thread_fd(BitonicRuns *runs, int f)
+{
+	return runs->ahead.running ? dup_fd(runs, f) : runs->files[f].fd;
 }
 
 /*
@@ -325,6 +349,49 @@ BitonicRunsStartRun(BitonicRuns *runs)
 
 	start_writing(runs, 0);
 	MemoryContextSwitchTo(old);
+}
+
+/* Whether the runs may be written from both ends at once (BitonicRunsPutRows). */
+bool
+BitonicRunsBothEnds(const BitonicRuns *runs)
+{
+	return runs->back_buf != NULL;
+}
+
+/*
+ * Write the run just started, all its rows, from both ends at once
+ * (run_ends.c): where the keys allow it (BitonicRunsBegin), the run is
+ * large enough to pay for a second thread, and a descriptor is left for
+ * it.  False, with nothing written, otherwise: the caller puts the rows
+ * one by one.
+ */
+bool
+BitonicRunsPutRows(BitonicRuns *runs, const BitonicRunRows *rows)
+{
+	BitonicRunEndsTarget target;
+	int			f = runs->writing_file;
+
+	Assert(f >= 0 && runs->writer.offset == runs->writer.start);
+	if (runs->back_buf == NULL || rows->nrows < BITONIC_RUN_ENDS_MIN_ROWS ||
+		rows->nrows >= UINT32_MAX || dup_fd(runs, f) < 0)
+		return false;
+	target.file = runs->files[f].file;
+	target.fd = runs->files[f].fd;
+	target.start = runs->writer.start;
+	target.bytes = (off_t) (rows->row_bytes + rows->nrows * BITONIC_RECORD_KEY_BYTES);
+	target.bufs[0] = runs->writer.buf;
+	target.bufs[1] = runs->back_buf;
+	target.buf_size = runs->writer.size;
+	target.tupdescs[0] = runs->end_tupdescs[0];
+	target.tupdescs[1] = runs->end_tupdescs[1];
+	target.ms = runs->ms;
+	target.attno = runs->attnos[0];
+	target.threads = bitonic_sort_cpu_threads;
+	BitonicRunWriterReserve(&runs->writer, target.bytes);
+	BitonicRunEndsWrite(&target, rows);
+	BitonicRunWriterWritten(&runs->writer, target.bytes);
+	runs->both_ends_runs++;
+	return true;
 }
 
 /*

@@ -7,6 +7,7 @@
 #define BITONIC_SCAN_RUNS_H
 
 #include "bitonic_sort.h"
+#include "scan/run_ends.h"
 #include "scan/run_file.h"
 
 #include "utils/tuplestore.h"
@@ -72,6 +73,8 @@ typedef struct BitonicRuns
 	BitonicRunWriter writer;	/* the run being written, if any */
 	int			writing_file;	/* its file, in files */
 	BitonicRunDisk disk;		/* bytes of the runs' files */
+	char	   *back_buf;		/* the back's write buffer of a run written from both ends, or NULL */
+	TupleDesc	end_tupdescs[2];	/* the rows' descriptor for each end */
 
 	size_t		buffer_size;	/* read buffer of each run in a merge */
 	int			order;			/* most runs merged at once */
@@ -93,10 +96,13 @@ typedef struct BitonicRuns
 
 	/* for EXPLAIN ANALYZE */
 	int			initial_runs;	/* runs written from memory */
+	int			both_ends_runs; /* of those, runs written from both ends */
 	int			passes;			/* most merges a row goes through, the final one included */
 	size_t		peak_bytes;		/* memory of cxt, at most */
 } BitonicRuns;
 
+extern bool BitonicRunsBothEnds(const BitonicRuns *runs);
+extern bool BitonicRunsPutRows(BitonicRuns *runs, const BitonicRunRows *rows);
 extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 const AttrNumber *attnos, TupleDesc tupdesc,
 									 size_t mem_limit, double expected_bytes,

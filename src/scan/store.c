@@ -126,6 +126,24 @@ BitonicStoreForget(BitonicTupleStore *store)
 	BitonicStoreInit(store, store->cxt);
 }
 
+/*
+ * Rows stored, in order and in every stream, and (*row_bytes) their bytes,
+ * each MAXALIGNed: what the rows take in a run's records, besides their keys.
+ */
+size_t
+BitonicStoreRows(const BitonicTupleStore *store, size_t *row_bytes)
+{
+	size_t		rows = store->rows;
+
+	*row_bytes = store->row_bytes;
+	for (uint32 i = 0; i < store->nstreams; i++)
+	{
+		rows += store->streams[i].rows;
+		*row_bytes += store->streams[i].row_bytes;
+	}
+	return rows;
+}
+
 /* The last row is in: stop the background thread, free the spare block. */
 void
 BitonicStoreFinish(BitonicTupleStore *store)
@@ -284,6 +302,8 @@ reserve_row(BitonicTupleStore *store, size_t len, uint32 *locator)
 	*locator = (block->first_slot << BITONIC_SLOT_UNIT_BITS) +
 		(uint32) (block->used >> BITONIC_UNIT_SHIFT);
 	block->used += MAXALIGN(len);
+	store->rows++;
+	store->row_bytes += MAXALIGN(len);
 	return row;
 }
 
@@ -372,6 +392,8 @@ reserve_in_stream(BitonicTupleStore *store, BitonicStoreStream *stream, size_t l
 	*locator = (block->first_slot << BITONIC_SLOT_UNIT_BITS) +
 		(uint32) (stream->next >> BITONIC_UNIT_SHIFT);
 	stream->next += size;
+	stream->rows++;
+	stream->row_bytes += size;
 	__builtin_prefetch(block->base + stream->next, 1);
 	__builtin_prefetch(block->base + stream->next + 64, 1);
 	return row;

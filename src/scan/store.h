@@ -41,6 +41,8 @@ typedef struct BitonicStoreStream
 	size_t		next;			/* offset in that block of the next row */
 	size_t		end;			/* offset just past the chunk */
 	size_t		chunk;			/* size of the stream's next chunk */
+	size_t		rows;			/* rows stored in the stream */
+	size_t		row_bytes;		/* their bytes, each MAXALIGNed */
 } BitonicStoreStream;
 
 /* BitonicStoreAdd's stream for a store without streams: rows one after another. */
@@ -71,6 +73,8 @@ typedef struct BitonicTupleStore
 	MemoryContextCallback prefaulter_guard;	/* stops it on a reset */
 	MemoryContext prefaulter_cxt;	/* child of cxt with prefaulter_guard, or NULL */
 	BitonicRowLayout layout;	/* of the rows formed from virtual slots */
+	size_t		rows;			/* rows stored in order (not in a stream) */
+	size_t		row_bytes;		/* their bytes, each MAXALIGNed */
 } BitonicTupleStore;
 
 /* The row named by a locator. */
@@ -85,6 +89,7 @@ BitonicStoreGet(const BitonicTupleStore *store, uint32 locator)
 
 extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStoreForget(BitonicTupleStore *store);
+extern size_t BitonicStoreRows(const BitonicTupleStore *store, size_t *row_bytes);
 extern void BitonicStoreFinish(BitonicTupleStore *store);
 extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
 extern void BitonicStoreReserve(BitonicTupleStore *store, size_t bytes);

@@ -1,0 +1,313 @@
+/*
+ * run_ends.c — a run of the external sort written from both ends at once.
+ *
+ * Writing a run from memory gathers its rows in sorted order: each row is
+ * a cache miss (a run of 60 MB at work_mem 64 MB is far larger than the
+ * caches), and the gather and the writes were a quarter of the backend's
+ * time in a 10M-row sort at 64 MB, with the second core idle.  Here two
+ * ends share the work: the front gathers rows from the run's first place
+ * on and writes them from the run's first byte, the back from its last
+ * place down and from its last byte back, each claiming the next rows at
+ * its end until the claims meet.  The run's length is known beforehand
+ * (the rows' bytes, which the store counts, and a key each), so the back
+ * knows where its bytes go, and the two ends' writes meet exactly; a run
+ * whose ends do not meet is an ERROR.
+ *
+ * The ends run on any thread (the backend's parallel-for hands each to a
+ * thread): they call nothing of PostgreSQL's but pure functions, deform the
+ * first sort column with a copy of the rows' descriptor each (deforming
+ * caches offsets in the descriptor), take the keys only of columns whose
+ * key function is pure arithmetic (the caller sees to that), and write
+ * with pwrite on a duplicate of fd.c's descriptor.  So fd.c counts the
+ * run's bytes before any is written (BitonicRunWriterReserve), where
+ * temp_file_limit gives its ERROR; a failed write (a full disk) is the same
+ * ERROR as the writer's own, raised on the backend once both ends stop.
+ * Each end asks the interrupt probe after each claim, and the backend
+ * checks for interrupts between rounds.
+ *
+ * The order must be final when the run is written: the node sorts a run
+ * whole first, not in parts (sort_parts.c), whose last part the back would
+ * wait for.
+ */
+#include "scan/run_ends.h"
+
+#include "core/parallel.h"
+
+#include <unistd.h>
+
+#include "access/htup_details.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+
+/* Places an end claims at a time (the interrupt probe is asked after each claim). */
+#define CLAIM_ROWS 512
+
+/* Places ahead of the one written whose row an end prefetches. */
+#define ROW_PREFETCH 24
+
+/*
+ * One end of a run being written: its buffer and where its next bytes go.
+ * Each end has cache lines of its own: the two ends' counts, on one line,
+ * made each record a miss for the other thread.
+ */
+typedef struct pg_attribute_aligned(2 * PG_CACHE_LINE_SIZE) RunEnd
+{
+	bool		back;			/* the back: rows from the last place down */
+	char	   *buf;
+	size_t		used;			/* bytes in buf: its first (front) or last (back) */
+	off_t		offset;			/* front: the next byte to write; back: the byte after it */
+	int			fd;
+	TupleDesc	tupdesc;
+	int			err;			/* errno of a failed write, or 0 */
+	bool		finished;		/* no place left to claim, and the buffer written */
+} RunEnd;
+
+/* Both ends of one run, and the places neither has claimed yet. */
+typedef struct RunEnds
+{
+	const BitonicRunEndsTarget *target;
+	const BitonicRunRows *rows;
+	const bs_hooks *hooks;
+	RunEnd		ends[2];
+	/* on lines of their own, written by both ends */
+	pg_atomic_uint64 claims pg_attribute_aligned(2 * PG_CACHE_LINE_SIZE);	/* first unclaimed place << 32 | the place after the last */
+	pg_atomic_uint32 failed;	/* an end's write failed: both stop */
+	char		pad[2 * PG_CACHE_LINE_SIZE];
+} RunEnds;
+
+/* Write n bytes at offset, as many writes as it takes; false (end->err set) on a failure. */
+static bool
+write_all(RunEnds *job, RunEnd *end, const char *bytes, size_t n, off_t offset)
+{
+	while (n > 0 && end->err == 0)
+	{
+		ssize_t		done = pwrite(end->fd, bytes, n, offset);
+
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done <= 0)
+		{
+			/* a write that wrote nothing and set no errno: the disk is full */
+			end->err = done < 0 ? errno : ENOSPC;
+			pg_atomic_write_u32(&job->failed, 1);
+			break;
+		}
+		bytes += done;
+		n -= (size_t) done;
+		offset += done;
+	}
+	return end->err == 0;
+}
+
+/* Write out what the end's buffer holds, where it goes in the run. */
+static void
+flush_end(RunEnds *job, RunEnd *end)
+{
+	size_t		size = job->target->buf_size;
+
+	if (end->used == 0)
+		return;
+	if (end->back)
+	{
+		write_all(job, end, end->buf + size - end->used, end->used, end->offset - end->used);
+		end->offset -= end->used;
+	}
+	else
+	{
+		write_all(job, end, end->buf, end->used, end->offset);
+		end->offset += end->used;
+	}
+	end->used = 0;
+}
+
+/*
+ * Add a record to the end: into its buffer (after the front's bytes, or
+ * before the back's), written out first where the record does not fit; a
+ * record longer than the buffer is written in pieces where it goes.
+ */
+static void
+put_record(RunEnds *job, RunEnd *end, uint64 key, bool isnull, MinimalTuple tuple)
+{
+	static const char zeros[MAXIMUM_ALIGNOF] = {0};
+	size_t		size = job->target->buf_size;
+	size_t		bytes = BitonicRunRecordBytes(tuple->t_len);
+	size_t		len = tuple->t_len;
+	char		head[BITONIC_RECORD_HEAD_BYTES];
+	off_t		at;
+
+	if (bytes > size - end->used)
+		flush_end(job, end);
+	if (bytes <= size)
+	{
+		char	   *p = end->back ? end->buf + size - end->used - bytes : end->buf + end->used;
+
+		BitonicRunRecordWrite(p, key, isnull, tuple, bytes);
+		end->used += bytes;
+		return;
+	}
+	at = end->back ? end->offset - (off_t) bytes : end->offset;
+	BitonicRunRecordHead(head, key, isnull, tuple);
+	(void) (write_all(job, end, head, sizeof(head), at) &&
+			write_all(job, end, (const char *) tuple + MINIMAL_TUPLE_DATA_OFFSET,
+					  len - MINIMAL_TUPLE_DATA_OFFSET, at + sizeof(head)) &&
+			write_all(job, end, zeros, bytes - BITONIC_RECORD_KEY_BYTES - len,
+					  at + BITONIC_RECORD_KEY_BYTES + len));
+	end->offset = end->back ? at : at + (off_t) bytes;
+}
+
+/* Add the row to the end's records, with its first sort column's key (or NULL). */
+static void
+put_row(RunEnds *job, RunEnd *end, MinimalTuple tuple)
+{
+	const BitonicRunEndsTarget *target = job->target;
+	HeapTupleData htup;
+	bool		isnull;
+	Datum		value;
+	uint64		key = 0;
+
+	htup.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
+	value = heap_getattr(&htup, target->attno, end->tupdesc, &isnull);
+	if (!isnull && target->ms->key_of != NULL)
+		key = BitonicMultiSortKeyOf(target->ms, value);
+	put_record(job, end, key, isnull, tuple);
+}
+
+/* Ask for a row's first two cache lines (a row of the usual widths spans two). */
+static inline void
+prefetch_row(const BitonicRunRows *rows, size_t pos)
+{
+	const char *row = (const char *) rows->row(rows->arg, pos);
+
+	__builtin_prefetch(row);
+	__builtin_prefetch(row + 64);
+}
+
+/*
+ * Write the rows of places [from, to) at the end: the front in ascending
+ * order, the back descending.
+ */
+static void
+put_places(RunEnds *job, RunEnd *end, size_t from, size_t to)
+{
+	const BitonicRunRows *rows = job->rows;
+
+	if (!end->back)
+	{
+		for (size_t pos = from; pos < to && end->err == 0; pos++)
+		{
+			if (pos + ROW_PREFETCH < rows->nrows)
+				prefetch_row(rows, pos + ROW_PREFETCH);
+			put_row(job, end, rows->row(rows->arg, pos));
+		}
+		return;
+	}
+	for (size_t pos = to; pos-- > from && end->err == 0;)
+	{
+		if (pos >= ROW_PREFETCH)
+			prefetch_row(rows, pos - ROW_PREFETCH);
+		put_row(job, end, rows->row(rows->arg, pos));
+	}
+}
+
+/* Claim the next CLAIM_ROWS places (or fewer) at the end: false when none is left. */
+static bool
+claim(RunEnds *job, bool back, size_t *from, size_t *to)
+{
+	uint64		cur = pg_atomic_read_u64(&job->claims);
+
+	for (;;)
+	{
+		uint64		front = cur >> 32;
+		uint64		rear = cur & UINT64CONST(0xFFFFFFFF);
+		uint64		take;
+		uint64		next;
+
+		if (front >= rear)
+			return false;
+		take = Min((uint64) CLAIM_ROWS, rear - front);
+		next = back ? (front << 32) | (rear - take) : ((front + take) << 32) | rear;
+		if (pg_atomic_compare_exchange_u64(&job->claims, &cur, next))
+		{
+			*from = back ? rear - take : front;
+			*to = back ? rear : front + take;
+			return true;
+		}
+	}
+}
+
+/*
+ * Write at the end until no place is left (its buffer then written out),
+ * a write fails, or an interrupt waits (the end goes on at the next round).
+ */
+static void
+run_end(RunEnds *job, RunEnd *end)
+{
+	size_t		from;
+	size_t		to;
+
+	while (!end->finished)
+	{
+		if (pg_atomic_read_u32(&job->failed) != 0 || !claim(job, end->back, &from, &to))
+		{
+			flush_end(job, end);
+			end->finished = true;
+			return;
+		}
+		put_places(job, end, from, to);
+		if (job->hooks->pending(job->hooks->arg))
+			return;
+	}
+}
+
+/* Parallel-for task: items are the ends (0 the front, 1 the back). */
+static void
+ends_task(void *ctx, size_t begin, size_t end)
+{
+	RunEnds    *job = (RunEnds *) ctx;
+
+	for (size_t i = begin; i < end; i++)
+		run_end(job, &job->ends[i]);
+}
+
+/*
+ * Write the rows of the run begun at target->start, target->bytes long
+ * (the caller has reserved them), from both ends at once: see the top of
+ * the file.  ERROR where a write fails, or where the ends do not meet.
+ */
+void
+BitonicRunEndsWrite(const BitonicRunEndsTarget *target, const BitonicRunRows *rows)
+{
+	RunEnds		job;
+
+	Assert(rows->nrows < UINT64CONST(0xFFFFFFFF) && target->bytes >= MAXIMUM_ALIGNOF);
+	memset(&job, 0, sizeof(job));
+	job.target = target;
+	job.rows = rows;
+	job.hooks = BitonicCoreHooks();
+	pg_atomic_init_u64(&job.claims, (uint64) rows->nrows);
+	pg_atomic_init_u32(&job.failed, 0);
+	for (int i = 0; i < 2; i++)
+	{
+		RunEnd	   *end = &job.ends[i];
+
+		end->back = i == 1;
+		end->buf = target->bufs[i];
+		end->offset = end->back ? target->start + target->bytes : target->start;
+		end->fd = target->fd;
+		end->tupdesc = target->tupdescs[i];
+	}
+#ifdef BITONIC_TEST_BUILD
+	/* the back's writes fail (EBADF), as an I/O error would */
+	if (bitonic_sort_test_fault == BITONIC_FAULT_RUN_WRITE)
+		job.ends[1].fd = -1;
+#endif
+	while (!job.ends[0].finished || !job.ends[1].finished)
+		bs_parallel_for_checked(Min(target->threads, 2), 2, 1, 2, ends_task, &job, job.hooks);
+	for (int i = 0; i < 2; i++)
+		if (job.ends[i].err != 0)
+			BitonicRunReportWriteError(target->file, job.ends[i].err);
+	if (job.ends[0].offset != job.ends[1].offset)
+		elog(ERROR, "the ends of a bitonic_sort run do not meet: byte %lld against %lld",
+			 (long long) job.ends[0].offset, (long long) job.ends[1].offset);
+}
