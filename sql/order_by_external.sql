@@ -7,6 +7,11 @@
 -- temp_file_limit, no temporary file left; Peak Memory within work_mem.
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SET bitonic_sort.min_rows = 0;
+-- every run of 4096 rows or more is written from both ends at once (by
+-- default only runs of 24 MB and more are), so that the checks below
+-- cover that path for every type; runs of fewer rows (at 64kB), text in
+-- "C" and one thread cover the other
+SET bitonic_sort.both_ends_run_size = 0;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 CREATE COLLATION ext_en (provider = libc, locale = 'en_US.utf8');
@@ -161,7 +166,8 @@ END $$;
 -- helper gather the rows of a run of 4096 rows or more, one from its first
 -- row on, the other from its last back, where the first sort column's key
 -- is exact (or there is none to compute); not with one thread, nor for
--- text, nor for runs of fewer rows.  The same rows and order either way.
+-- text in "C", nor for runs of fewer rows or (by default) under 24 MB.
+-- The same rows and order either way.
 SET work_mem = '1MB';
 SELECT (p ->> 'Runs From Both Ends')::int > 0 AS int8_from_both_ends
 FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
@@ -173,6 +179,10 @@ SET bitonic_sort.cpu_threads = 1;
 SELECT (p ->> 'Runs From Both Ends')::int AS one_thread_from_both_ends
 FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
 RESET bitonic_sort.cpu_threads;
+SET bitonic_sort.both_ends_run_size = '24MB';
+SELECT (p ->> 'Runs From Both Ends')::int AS small_runs_by_default_from_both_ends
+FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+SET bitonic_sort.both_ends_run_size = 0;
 SET work_mem = '64kB';
 SELECT (p ->> 'Runs')::int > 100 AS small_runs, (p ->> 'Runs From Both Ends')::int AS small_from_both_ends
 FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;

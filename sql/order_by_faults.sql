@@ -89,6 +89,8 @@ LANGUAGE plpgsql AS $f$
 BEGIN
   PERFORM set_config('bitonic_sort.test_fault', fault, true);
   PERFORM set_config('enable_sort', 'off', true);
+  -- runs of 1 MB written from both ends too (by default from 24 MB)
+  PERFORM set_config('bitonic_sort.both_ends_run_size', '0', true);
   BEGIN
     PERFORM count(*) FROM (SELECT * FROM bs_fault ORDER BY k) s;
   EXCEPTION WHEN OTHERS THEN

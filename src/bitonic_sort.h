@@ -38,6 +38,7 @@ extern int	bitonic_sort_keep_memory;
 extern int	bitonic_sort_keep_memory_idle;
 extern bool bitonic_sort_heap_read;
 extern int	bitonic_sort_max_threads;
+extern int	bitonic_sort_both_ends_run_size;	/* kB */
 extern void BitonicGucInit(void);
 
 /* thread_budget.c */

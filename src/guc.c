@@ -33,6 +33,7 @@ static const struct config_enum_entry test_fault_options[] = {
 };
 #endif
 bool		bitonic_sort_enable = true;
+int			bitonic_sort_both_ends_run_size = 24 * 1024;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
 int			bitonic_sort_transparent_huge_pages = BITONIC_THP_AUTO;
@@ -214,6 +215,18 @@ BitonicGucInit(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("bitonic_sort.both_ends_run_size",
+							"Sets from what size a run of an external sort is written by two threads at once.",
+							"Each gathers the run's rows in order from one end; it pays for runs much larger "
+							"than the CPU's last-level cache, whose rows a second core reads from memory "
+							"either way.  0: every run of 4096 rows or more.",
+							&bitonic_sort_both_ends_run_size,
+							24 * 1024,
+							0, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("bitonic_sort.min_rows",
 							"Sets the estimated row count from which ORDER BY may use BitonicSort.",

@@ -489,11 +489,11 @@ reserve_next_run(BitonicScanState *state, size_t rows, size_t row_bytes)
 	if (state->placed_ranges > 0)
 		BitonicPlacePlan(state, (double) row_bytes);
 	/*
-	 * runs written from both ends are sorted whole, on all threads: sorted
+	 * a run written from both ends is sorted whole, on all threads: sorted
 	 * in parts, the back would wait for the last part (the first run keeps
 	 * the sort its memory was planned for)
 	 */
-	if (BitonicRunsBothEnds(state->runs))
+	if (BitonicRunsBothEnds(state->runs, row_bytes))
 		state->ms.order_read_forward = false;
 	BitonicMultiSortReserve(&state->ms, rows - rows / 8);
 	pairs = BitonicMultiSortPairs(&state->ms, &pair_bytes);

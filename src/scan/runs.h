@@ -73,7 +73,7 @@ typedef struct BitonicRuns
 	BitonicRunWriter writer;	/* the run being written, if any */
 	int			writing_file;	/* its file, in files */
 	BitonicRunDisk disk;		/* bytes of the runs' files */
-	char	   *back_buf;		/* the back's write buffer of a run written from both ends, or NULL */
+	bool		both_ends;		/* runs may be written from both ends at once (run_ends.c) */
 	TupleDesc	end_tupdescs[2];	/* the rows' descriptor for each end */
 
 	size_t		buffer_size;	/* read buffer of each run in a merge */
@@ -101,7 +101,7 @@ typedef struct BitonicRuns
 	size_t		peak_bytes;		/* memory of cxt, at most */
 } BitonicRuns;
 
-extern bool BitonicRunsBothEnds(const BitonicRuns *runs);
+extern bool BitonicRunsBothEnds(const BitonicRuns *runs, size_t row_bytes);
 extern bool BitonicRunsPutRows(BitonicRuns *runs, const BitonicRunRows *rows);
 extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 const AttrNumber *attnos, TupleDesc tupdesc,
