@@ -25,9 +25,11 @@
  * Each end asks the interrupt probe after each claim, and the backend
  * checks for interrupts between rounds.
  *
- * The order must be final when the run is written: the node sorts a run
- * whole first, not in parts (sort_parts.c), whose last part the back would
- * wait for.
+ * Runs.c writes so only runs of bitonic_sort.both_ends_run_size or more
+ * (runs the caches hold go faster from one core, whose cache holds the
+ * rows it stored), and the node sorts them whole, not in parts
+ * (sort_parts.c), whose last part the back would wait for: the order is
+ * final when the run is written.
  */
 #include "scan/run_ends.h"
 
