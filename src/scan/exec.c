@@ -430,9 +430,14 @@ put_run_rows(BitonicScanState *state)
 	BitonicRunRows rows;
 
 	if (state->values != NULL ||
-		BitonicStoreRows(&state->store, &rows.row_bytes) != state->ntuples)
+		BitonicStoreRows(&state->store, &rows.row_bytes) != state->ntuples ||
+		!BitonicRunsBothEnds(state->runs, rows.row_bytes))
 		return false;
-	/* the whole order final (a run is sorted in parts only where it cannot go from both ends) */
+	/*
+	 * the whole order final: such runs are sorted whole but the first,
+	 * whose sort was planned before it spilled (a run written by one
+	 * thread is written while its later parts sort)
+	 */
 	state->order_ready = BitonicMultiSortReady(&state->ms, state->ntuples);
 	rows.nrows = state->ntuples;
 	rows.row = ordered_row;
