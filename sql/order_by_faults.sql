@@ -107,9 +107,9 @@ SET work_mem = '1MB';
 -- the thread that reads the merge's runs ahead fails its reads (the thread
 -- is stopped before its descriptors are closed)
 SELECT * FROM bs_fault_file_io('read_ahead');
--- the back of a run written from both ends fails its writes (the helper
--- gathers and writes it on another thread; the error is raised once both
--- ends stop)
+-- a run written from both ends fails its writes (the helper gathers and
+-- writes one end on another thread; the error is raised once both ends
+-- stop)
 SELECT * FROM bs_fault_file_io('run_write');
 SET work_mem = '1GB';
 

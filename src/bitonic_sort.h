@@ -61,7 +61,7 @@ typedef enum BitonicTestFault
 	BITONIC_FAULT_PART_SORT,	/* the part sorter's worker fails every part */
 	BITONIC_FAULT_INGEST,		/* an ERROR while the ingest worker places a buffer */
 	BITONIC_FAULT_READ_AHEAD,	/* the external sort's reads ahead fail (EBADF) */
-	BITONIC_FAULT_RUN_WRITE		/* the back end of a run written from both ends fails (EBADF) */
+	BITONIC_FAULT_RUN_WRITE		/* the writes of a run written from both ends fail (EBADF) */
 } BitonicTestFault;
 extern int	bitonic_sort_test_fault;
 #endif

@@ -199,7 +199,7 @@ BitonicGucInit(void)
 							 "part_sort: the part sorter fails every part; ingest: an error "
 							 "is raised while the ingest worker places a buffer; read_ahead: the "
 							 "external sort's reads ahead of its merge fail; run_write: the "
-							 "writes of a run's back end (run_ends.c) fail; none: no fault.",
+							 "writes of a run written from both ends (run_ends.c) fail; none: no fault.",
 							 &bitonic_sort_test_fault,
 							 BITONIC_FAULT_NONE,
 							 test_fault_options,

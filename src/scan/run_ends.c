@@ -300,9 +300,12 @@ BitonicRunEndsWrite(const BitonicRunEndsTarget *target, const BitonicRunRows *ro
 		end->tupdesc = target->tupdescs[i];
 	}
 #ifdef BITONIC_TEST_BUILD
-	/* the back's writes fail (EBADF), as an I/O error would */
+	/*
+	 * the ends' writes fail (EBADF), as an I/O error would: both, since a
+	 * helper slow to start leaves every row to the front
+	 */
 	if (bitonic_sort_test_fault == BITONIC_FAULT_RUN_WRITE)
-		job.ends[1].fd = -1;
+		job.ends[0].fd = job.ends[1].fd = -1;
 #endif
 	while (!job.ends[0].finished || !job.ends[1].finished)
 		bs_parallel_for_checked(Min(target->threads, 2), 2, 1, 2, ends_task, &job, job.hooks);
