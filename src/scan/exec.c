@@ -28,12 +28,6 @@
 #include "utils/memutils.h"
 
 /*
- * Rows the emit loop prefetches ahead of the one it returns; measured with
- * test/bench/prefetch_bench.c (docs/order-by.md).
- */
-#define EMIT_PREFETCH 24
-
-/*
  * Bytes a stored row of the planner's average width takes: header and width,
  * MAXALIGNed, and 5% more (as for the pairs); rows beyond go to new blocks.
  */
@@ -228,12 +222,8 @@ begin_bitonic_scan(CustomScanState *node, EState *estate, int eflags)
 static inline Datum
 stored_attr(BitonicScanState *state, uint32 locator, AttrNumber attno, bool *isnull)
 {
-	MinimalTuple mt = BitonicStoreGet(&state->store, locator);
-	HeapTupleData htup;
-
-	htup.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
-	htup.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
-	return heap_getattr(&htup, attno, state->slot->tts_tupleDescriptor, isnull);
+	return BitonicStoredAttr(BitonicStoreGet(&state->store, locator), attno,
+							 state->slot->tts_tupleDescriptor, isnull);
 }
 
 /* Key the rows of the batch: their first sort column, read from the store. */
@@ -357,20 +347,9 @@ sort_held(BitonicScanState *state)
 }
 
 /*
- * Ask for a stored row's first two cache lines: a row of the usual widths
- * (16-byte header, 40-100 bytes of values) most often spans two.
- */
-static inline void
-prefetch_stored(const void *row)
-{
-	__builtin_prefetch(row);
-	__builtin_prefetch((const char *) row + 64);
-}
-
-/*
  * The locator of the in-memory order's row at pos (the order made ready
  * up to it first, where the sorter still writes it), asking for the row
- * EMIT_PREFETCH places further on in the given direction.
+ * BITONIC_ROW_PREFETCH places further on in the given direction.
  */
 static inline uint32
 ordered_locator(BitonicScanState *state, int64 pos, bool forward)
@@ -379,10 +358,10 @@ ordered_locator(BitonicScanState *state, int64 pos, bool forward)
 
 	if ((size_t) pos >= state->order_ready)
 		state->order_ready = BitonicMultiSortReady(&state->ms, (size_t) pos + 1);
-	if (forward && pos + EMIT_PREFETCH < n && (size_t) (pos + EMIT_PREFETCH) < state->order_ready)
-		prefetch_stored(BitonicStoreGet(&state->store, state->order[pos + EMIT_PREFETCH]));
-	else if (!forward && pos >= EMIT_PREFETCH)
-		prefetch_stored(BitonicStoreGet(&state->store, state->order[pos - EMIT_PREFETCH]));
+	if (forward && pos + BITONIC_ROW_PREFETCH < n && (size_t) (pos + BITONIC_ROW_PREFETCH) < state->order_ready)
+		BitonicStorePrefetch(BitonicStoreGet(&state->store, state->order[pos + BITONIC_ROW_PREFETCH]));
+	else if (!forward && pos >= BITONIC_ROW_PREFETCH)
+		BitonicStorePrefetch(BitonicStoreGet(&state->store, state->order[pos - BITONIC_ROW_PREFETCH]));
 	return state->order[pos];
 }
 

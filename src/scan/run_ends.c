@@ -34,6 +34,7 @@
 #include "scan/run_ends.h"
 
 #include "core/parallel.h"
+#include "scan/store.h"
 
 #include <unistd.h>
 
@@ -43,9 +44,6 @@
 
 /* Places an end claims at a time (the interrupt probe is asked after each claim). */
 #define CLAIM_ROWS 512
-
-/* Places ahead of the one written whose row an end prefetches. */
-#define ROW_PREFETCH 24
 
 /*
  * One end of a run being written: its buffer and where its next bytes go.
@@ -161,28 +159,10 @@ put_record(RunEnds *job, RunEnd *end, uint64 key, bool isnull, MinimalTuple tupl
 static void
 put_row(RunEnds *job, RunEnd *end, MinimalTuple tuple)
 {
-	const BitonicRunEndsTarget *target = job->target;
-	HeapTupleData htup;
 	bool		isnull;
-	Datum		value;
-	uint64		key = 0;
+	Datum		value = BitonicStoredAttr(tuple, job->target->attno, end->tupdesc, &isnull);
 
-	htup.t_len = tuple->t_len + MINIMAL_TUPLE_OFFSET;
-	htup.t_data = (HeapTupleHeader) ((char *) tuple - MINIMAL_TUPLE_OFFSET);
-	value = heap_getattr(&htup, target->attno, end->tupdesc, &isnull);
-	if (!isnull && target->ms->key_of != NULL)
-		key = BitonicMultiSortKeyOf(target->ms, value);
-	put_record(job, end, key, isnull, tuple);
-}
-
-/* Ask for a row's first two cache lines (a row of the usual widths spans two). */
-static inline void
-prefetch_row(const BitonicRunRows *rows, size_t pos)
-{
-	const char *row = (const char *) rows->row(rows->arg, pos);
-
-	__builtin_prefetch(row);
-	__builtin_prefetch(row + 64);
+	put_record(job, end, BitonicRunRecordKey(job->target->ms, value, isnull), isnull, tuple);
 }
 
 /*
@@ -198,16 +178,16 @@ put_places(RunEnds *job, RunEnd *end, size_t from, size_t to)
 	{
 		for (size_t pos = from; pos < to && end->err == 0; pos++)
 		{
-			if (pos + ROW_PREFETCH < rows->nrows)
-				prefetch_row(rows, pos + ROW_PREFETCH);
+			if (pos + BITONIC_ROW_PREFETCH < rows->nrows)
+				BitonicStorePrefetch(rows->row(rows->arg, pos + BITONIC_ROW_PREFETCH));
 			put_row(job, end, rows->row(rows->arg, pos));
 		}
 		return;
 	}
 	for (size_t pos = to; pos-- > from && end->err == 0;)
 	{
-		if (pos >= ROW_PREFETCH)
-			prefetch_row(rows, pos - ROW_PREFETCH);
+		if (pos >= BITONIC_ROW_PREFETCH)
+			BitonicStorePrefetch(rows->row(rows->arg, pos - BITONIC_ROW_PREFETCH));
 		put_row(job, end, rows->row(rows->arg, pos));
 	}
 }

@@ -13,11 +13,22 @@
 #include "executor/tuptable.h"
 #include "storage/fd.h"
 
+#include "bitonic_sort.h"
 #include "core/read_ahead.h"
 
 /* Bytes of a record's key, and where in a record its tuple's NULL flag lies. */
 #define BITONIC_RECORD_KEY_BYTES sizeof(uint64)
 #define BITONIC_RECORD_NULL_FLAG (BITONIC_RECORD_KEY_BYTES + offsetof(MinimalTupleData, mt_padding))
+
+/*
+ * A record's key: its first sort column's (BitonicMultiSortKeyOf), or 0
+ * for a NULL (whose flag the record carries) or a column without one.
+ */
+static inline uint64
+BitonicRunRecordKey(const BitonicMultiSort *ms, Datum value, bool isnull)
+{
+	return isnull || ms->key_of == NULL ? 0 : BitonicMultiSortKeyOf(ms, value);
+}
 
 /* A record's bytes, from its tuple's length. */
 static inline size_t

@@ -415,11 +415,7 @@ BitonicRunsPutRows(BitonicRuns *runs, const BitonicRunRows *rows)
 void
 BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 {
-	uint64		key = 0;
-
-	if (!isnull && runs->ms->key_of != NULL)
-		key = BitonicMultiSortKeyOf(runs->ms, value);
-	BitonicRunWriterPut(&runs->writer, key, isnull, tuple);
+	BitonicRunWriterPut(&runs->writer, BitonicRunRecordKey(runs->ms, value, isnull), isnull, tuple);
 }
 
 /* Write the next value of a run of keys alone: its key, or a NULL counted. */

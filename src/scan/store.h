@@ -10,6 +10,7 @@
 #include "core/prefault.h"
 #include "scan/row_form.h"
 
+#include "access/htup_details.h"
 #include "executor/tuptable.h"
 
 /*
@@ -86,6 +87,37 @@ BitonicStoreGet(const BitonicTupleStore *store, uint32 locator)
 							<< BITONIC_UNIT_SHIFT));
 }
 
+/*
+ * Rows a reader of the store in sorted order prefetches ahead of the one
+ * it reads; measured with test/bench/prefetch_bench.c (docs/order-by.md).
+ */
+#define BITONIC_ROW_PREFETCH 24
+
+/*
+ * Ask for a stored row's first two cache lines: a row of the usual widths
+ * (16-byte header, 40-100 bytes of values) most often spans two.
+ */
+static inline void
+BitonicStorePrefetch(const void *row)
+{
+	__builtin_prefetch(row);
+	__builtin_prefetch((const char *) row + 64);
+}
+
+/*
+ * Attribute attno of a stored row, deformed with tupdesc (that one alone);
+ * calls nothing of PostgreSQL's that is not pure, but deforming caches
+ * offsets in tupdesc: a thread deforms with a descriptor of its own.
+ */
+static inline Datum
+BitonicStoredAttr(MinimalTuple row, AttrNumber attno, TupleDesc tupdesc, bool *isnull)
+{
+	HeapTupleData htup;
+
+	htup.t_len = row->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) row - MINIMAL_TUPLE_OFFSET);
+	return heap_getattr(&htup, attno, tupdesc, isnull);
+}
 
 extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStoreForget(BitonicTupleStore *store);
