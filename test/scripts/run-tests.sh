@@ -4,9 +4,9 @@
 # README's examples (run-readme.sh), 16
 # sessions sorting at once (run-concurrency.sh), ORDER BY on a table sharded
 # over postgres_fdw (run-sharded.sh), the external sort on a full temp
-# tablespace (run-temp-full.sh), the C unit tests and, beside them,
-# pg_regress again against the build with the emulated CUDA
-# backend (run-emu-regress.sh); ends with one line "N passed, N failed".
+# tablespace (run-temp-full.sh); beside all these, at low priority, the C
+# unit tests; then pg_regress again against the build with the emulated
+# CUDA backend (run-emu-regress.sh); ends with one line "N passed, N failed".
 set -u
 source "$(dirname "$0")/common.sh"
 cd "$TOP"
@@ -17,6 +17,16 @@ section() { echo "== $1 (at $((SECONDS - t_start)) s)"; }
 SUMMARY_ON_FAILURE=1 setup_all locales-all
 # 128 MB of 2 MB pages: the tests of bitonic_sort.huge_pages take buffers from it
 reserve_huge_pages 64
+
+# The unit tests need no cluster, and the cluster's tests below leave about
+# half of the cores idle: the unit tests (and the emulated CUDA build that
+# run-emu-regress.sh installs later) are built and run beside them, at the
+# lowest priority so that they take only what the cluster's tests leave;
+# their output is shown in its place further down.
+rm -f tmp/unit.counts tmp/unit.out tmp/emu-built
+nice -n 19 bash -c 'make -s unit-build && { make -s emu >tmp/build-emu.log 2>&1; touch tmp/emu-built; } &&
+	UNIT_COUNTS=tmp/unit.counts make -s unit' >tmp/unit.out 2>&1 &
+unit_pid=$!
 
 section "pg_regress"
 rm -rf results regression.diffs regression.out
@@ -53,17 +63,17 @@ rm -f tmp/full.counts
 test/scripts/run-temp-full.sh tmp/full.counts
 read -r f_pass f_fail <tmp/full.counts || { f_pass=0; f_fail=1; }
 
-# The unit tests leave a core idle for most of their time (the longest
-# runs alone at the end): pg_regress against the emulated CUDA backend runs
-# beside them, in a build and a cluster of its own (the unit tests need
-# neither), its output shown after theirs.
-section "unit tests (pg_regress with the CUDA backend emulated runs beside them)"
+# pg_regress against the emulated CUDA backend installs its own build:
+# once the cluster's tests are done, beside the unit tests still running.
+section "unit tests (pg_regress with the CUDA backend emulated runs beside the last of them)"
 stop_cluster
-rm -f tmp/unit.counts tmp/emu.counts
-make -s unit-build
+rm -f tmp/emu.counts
+# (not while the emulated build is still being built in the background)
+while [ ! -f tmp/emu-built ] && kill -0 "$unit_pid" 2>/dev/null; do sleep 1; done
 test/scripts/run-emu-regress.sh tmp/emu.counts >tmp/emu-regress.out 2>&1 &
 emu_pid=$!
-UNIT_COUNTS=tmp/unit.counts make -s unit
+wait "$unit_pid"
+cat tmp/unit.out
 read -r u_pass u_fail <tmp/unit.counts || { u_pass=0; u_fail=1; }
 wait "$emu_pid"
 
