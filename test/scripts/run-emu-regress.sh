@@ -12,7 +12,7 @@ counts=${1:-/dev/null}
 # Not gpu_sort_errors: its 8M-element sort to cancel takes minutes in the
 # emulator, and a GPU sort is not interruptible.  order_by_faults needs the
 # test build's fault injection and its 16 MB store (bitonic_sort.h).
-EMU_REGRESS="gpu_sort_basic gpu_sort_types gpu_sort_cuda_emu order_by_faults"
+EMU_REGRESS="${EMU_REGRESS:-gpu_sort_basic gpu_sort_types gpu_sort_cuda_emu order_by_faults}"
 
 # Stop our cluster and put the regular build back into PostgreSQL's directories.
 restore() {
