@@ -253,6 +253,21 @@ SELECT same_order('SELECT DISTINCT ts FROM sn_v ORDER BY ts');
 SELECT same_order('SELECT a AS x, a AS y FROM sn_v ORDER BY a');
 SET work_mem = '64kB';
 SELECT same_order('SELECT a FROM sn_v ORDER BY a DESC');
+-- more keys than the planner expects (ROWS 1000; 600,000 come): the keys'
+-- array grows from context memory to a mapping of its own, and then by
+-- moving its pages; past work_mem, the runs after the first take their
+-- keys from what malloc keeps
+CREATE FUNCTION sn_many_keys() RETURNS SETOF int8 LANGUAGE plpgsql ROWS 1000 AS $$
+BEGIN
+  RETURN QUERY SELECT CASE WHEN i % 101 = 0 THEN NULL ELSE hashint4(i)::int8 * 7 END
+               FROM generate_series(1, 600000) i;
+END $$;
+SET work_mem = '64MB';
+EXPLAIN (COSTS OFF) SELECT k FROM sn_many_keys() k ORDER BY k;
+SELECT same_order('SELECT k FROM sn_many_keys() k ORDER BY k');
+SET work_mem = '3MB';
+SELECT same_order('SELECT k FROM sn_many_keys() k ORDER BY k DESC NULLS LAST');
+DROP FUNCTION sn_many_keys();
 SET work_mem = '64MB';
 BEGIN;
 DECLARE c SCROLL CURSOR FOR SELECT a FROM sn_v ORDER BY a NULLS FIRST;

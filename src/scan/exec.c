@@ -53,13 +53,6 @@ static void take_row(BitonicScanState *state, TupleTableSlot *slot, BitonicAddRo
 /* Memory of the stage that keeps the worker's unplaced rows while a run is written. */
 #define SPILL_STAGE_KB 64
 
-/*
- * What malloc keeps of a run's freed memory for the next run: its buffers
- * under 2 MB (tuple blocks to 1 MB, pairs, order), each run's the same
- * (larger ones are mappings, kept by large_alloc.c); twice this at most.
- */
-#define RUNS_MALLOC_KEEP ((size_t) 4 << 20)
-
 static const CustomExecMethods bitonic_exec_methods = {
 	.CustomName = BITONIC_SCAN_NAME,
 	.BeginCustomScan = begin_bitonic_scan,
@@ -309,7 +302,7 @@ begin_runs(BitonicScanState *state)
 		BitonicRunsKeysOnly(state->runs, BitonicValuesXor(state));
 	state->spilled = true;
 	/* malloc keeps a run's buffers under 2 MB for the next (larger ones are kept memory) */
-	bs_malloc_keep_freed(Min((size_t) work_mem * 1024, RUNS_MALLOC_KEEP));
+	bs_malloc_keep_freed(Min((size_t) work_mem * 1024, BITONIC_RUNS_MALLOC_KEEP));
 	/*
 	 * A run's rows, pairs and order take all but a thirty-second of
 	 * work_mem: the rest is the room its sort takes past what is counted

@@ -51,6 +51,14 @@ struct BitonicWindow;
 /* Rows whose first-column values are read and keyed together. */
 #define BITONIC_INGEST_BATCH 256
 
+/*
+ * What malloc keeps of a run's freed memory for the next run: its buffers
+ * under 2 MB (tuple blocks to 1 MB, pairs, order), each run's the same
+ * (larger ones are mappings, kept by large_alloc.c), and keys alone up to
+ * this (values.c); twice this at most.
+ */
+#define BITONIC_RUNS_MALLOC_KEEP ((size_t) 4 << 20)
+
 /* Executor state of one BitonicSort node. */
 typedef struct BitonicScanState
 {
