@@ -50,11 +50,13 @@ CUDA_DEPS := $(wildcard cuda/*.h cuda/*.cuh cuda/emu/*.h) src/core/bs_sort.h
 .DEFAULT_GOAL := all
 
 # Objects depend on the chosen mode, so switching USE_CUDA or PG_CONFIG
-# rebuilds them: build/mode.stamp (the CUDA mode and the server's headers)
-# is rewritten (at parse time: PGXS makes every target .SECONDARY, so a
+# rebuilds them: build/mode.stamp (the CUDA mode and the server's headers,
+# by their real place: a user's copy of PostgreSQL links the same ones) is
+# rewritten (at parse time: PGXS makes every target .SECONDARY, so a
 # missing stamp would not force a rebuild) when it changes.
 BS_MODE_STAMP := build/mode.stamp
-$(shell mkdir -p build; [ "$$(cat $(BS_MODE_STAMP) 2>/dev/null)" = "$(BITONIC_CUDA) $(PG_SERVER_INCLUDES)" ] || echo "$(BITONIC_CUDA) $(PG_SERVER_INCLUDES)" >$(BS_MODE_STAMP))
+BS_MODE := $(BITONIC_CUDA) $(or $(realpath $(PG_SERVER_INCLUDES)),$(PG_SERVER_INCLUDES))
+$(shell mkdir -p build; [ "$$(cat $(BS_MODE_STAMP) 2>/dev/null)" = "$(BS_MODE)" ] || echo "$(BS_MODE)" >$(BS_MODE_STAMP))
 
 # The source id: a hash of the files the module is built from (the
 # Makefile, mk/hwy.mk, mk/cuda.mk, the control file, the install scripts,

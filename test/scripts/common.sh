@@ -49,16 +49,19 @@ missing_packages() {
 #
 # Root (or a user who can write PostgreSQL's lib and share/extension
 # directories, e.g. of a server built by build-pg.sh) builds and installs.
-# Another user uses the installed module when it is current, and otherwise
-# gets one line, "run as root: ...", before anything is built.  Current
+# Another user builds against, installs into and runs the clusters of a
+# copy of PostgreSQL of their own in tmp/ (private_postgres), so that only
+# missing packages need root.  Where no copy can be made, such a user uses
+# the installed module when it is current, and otherwise gets one line,
+# "run as root: ...", before anything is built.  Current
 # means: bitonic_sort.so and bitonic_sort.control are installed, and the
 # source id `make install` put beside them
 # (share/extension/bitonic_sort.source-id: a hash of the Makefile, mk/hwy.mk,
 # mk/cuda.mk, the control file, the install scripts, src/ and cuda/, and the
 # CUDA mode; see mk/cuda.mk) equals this tree's (`make print-source-id`).
 # The test driver also installs the emulated build (run-emu-regress.sh), so
-# `make test` needs the rights even with a current module: it says
-# "run as root: make -C DIR test".
+# without a copy `make test` needs the rights even with a current module: it
+# says "run as root: make -C DIR test".
 
 # Whether we may write PostgreSQL's lib and share/extension directories.
 can_install() {
@@ -166,11 +169,74 @@ show_progress() {
 	printf '\r\033[K'
 }
 
+# Link each entry of directory $1 into directory $2, but the module's own
+# files and the entry named $3 (if any).
+link_entries() {
+	local f
+	for f in "$1"/*; do
+		case ${f##*/} in
+		bitonic_sort* | "${3:-/}") ;;
+		*) ln -s "$f" "$2/${f##*/}" || return 1 ;;
+		esac
+	done
+}
+
+# A copy under tmp/ of the PostgreSQL that $PG_CONFIG names, which this user
+# may install the module into: the programs that find the installation
+# from their own place (postgres, initdb, pg_ctl, pg_config) copied, its
+# other programs, libraries, data files and headers linked, the module's
+# files left out.  Made again when the installation changed (its programs,
+# libraries or extensions).  Prints the copy's pg_config.
+private_postgres() {
+	local bindir libdir sharedir root stamp d f
+	bindir=$("$PG_CONFIG" --bindir) && libdir=$("$PG_CONFIG" --pkglibdir) &&
+		sharedir=$("$PG_CONFIG" --sharedir) || return 1
+	root=$TOP/tmp/pg$PG_MAJOR-private
+	stamp=$(ls -lL --time-style=+%s "$bindir" "$libdir" "$sharedir/extension" | md5sum)
+	if [ "$(cat "$root/.stamp" 2>/dev/null)" != "$stamp" ]; then
+		rm -rf "$root" && mkdir -p "$root$bindir" "$root$libdir" "$root$sharedir/extension" || return 1
+		for f in "$bindir"/*; do
+			case ${f##*/} in
+			postgres | initdb | pg_ctl | pg_config) cp -p "$f" "$root$f" || return 1 ;;
+			*) ln -s "$f" "$root$f" || return 1 ;;
+			esac
+		done
+		link_entries "$libdir" "$root$libdir" && link_entries "$sharedir" "$root$sharedir" extension &&
+			link_entries "$sharedir/extension" "$root$sharedir/extension" || return 1
+		# the headers, libraries, messages and settings, by their place (shortest first: one link covers the rest)
+		for d in $("$PG_CONFIG" --includedir --pkgincludedir --includedir-server --libdir --localedir \
+			--sysconfdir | awk '{ print length, $0 }' | sort -n | cut -d' ' -f2-); do
+			[ -e "$root$d" ] || [ ! -e "$d" ] && continue
+			mkdir -p "$(dirname "$root$d")" && ln -s "$d" "$root$d" || return 1
+		done
+		# the copy must find itself, not the installation it copies
+		[ "$("$root$bindir/pg_config" --pkglibdir)" = "$root$libdir" ] || return 1
+		echo "$stamp" >"$root/.stamp"
+	fi
+	echo "$root$bindir/pg_config"
+}
+
+# Build against, install into and run the clusters of a copy of PostgreSQL
+# of this user's own (private_postgres); false where none can be made.
+use_private_postgres() {
+	local copy
+	copy=$(private_postgres) || return 1
+	echo "== PostgreSQL's directories are not writable by $(id -un): using a copy of its own in ${copy%/usr/*}"
+	PG_CONFIG=$copy
+	PG_BIN=$("$PG_CONFIG" --bindir)
+	PG_FROM_SOURCE=1
+	export PG_CONFIG
+}
+
 # The module in PostgreSQL's directories: built and installed where we may
-# write them; otherwise the installed one when current, else one line of
+# write them, or into a copy of PostgreSQL of this user's own; where no
+# copy can be made, the installed module when current, else one line of
 # what root must run (before anything is built).
 build_and_install() {
 	mkdir -p "$TOP/tmp"
+	if ! can_install && [ "$(id -u)" -ne 0 ]; then
+		use_private_postgres || echo "== no copy of PostgreSQL could be made in $TOP/tmp" >&2
+	fi
 	if ! can_install; then
 		if ! installs_test_build && module_current; then
 			echo "== using the installed module ($("$PG_CONFIG" --pkglibdir)/bitonic_sort.so, built from this tree)"
