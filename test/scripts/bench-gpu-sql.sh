@@ -19,13 +19,7 @@ REPS=${BENCH_REPS:-3}
 mkdir -p tmp/bench
 
 {
-	echo "CREATE EXTENSION bitonic_sort;"
-	echo "\\i test/bench/timing.sql"
-	echo "\\i test/bench/orderby.sql"
-	echo "SET work_mem = '4GB';"
-	echo "SET max_parallel_workers_per_gather = 0;"
-	echo "SET bitonic_sort.min_rows = 0;"
-	echo "SET jit = off;"
+	orderby_bench_session_sql
 	echo "SELECT backend, usable, details FROM bitonic_sort_info();"
 	echo "CREATE TEMP TABLE results (what text, n bigint, device text, ms float8);"
 	echo "\\o /dev/null"

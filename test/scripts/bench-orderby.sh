@@ -31,13 +31,7 @@ compare() {
 mkdir -p tmp/bench
 
 {
-	echo "CREATE EXTENSION bitonic_sort;"
-	echo "\\i test/bench/timing.sql"
-	echo "\\i test/bench/orderby.sql"
-	echo "SET work_mem = '4GB';"
-	echo "SET max_parallel_workers_per_gather = 0;"
-	echo "SET bitonic_sort.min_rows = 0;"
-	echo "SET jit = off;"
+	orderby_bench_session_sql
 	echo "CREATE COLLATION bench_en (provider = libc, locale = 'en_US.utf8');"
 	echo "SELECT backend, details FROM bitonic_sort_info() WHERE usable;"
 	echo "CREATE TEMP TABLE bench_results (query text, n bigint, native_node text, native_ms float8,"

@@ -375,6 +375,19 @@ setup_all() {
 	start_cluster
 }
 
+# The SQL that starts an ORDER BY benchmark's session: the extension, the
+# timing helpers, and sorts in memory, serial, without JIT
+# (bench-orderby.sh, bench-gpu-sql.sh).
+orderby_bench_session_sql() {
+	echo "CREATE EXTENSION bitonic_sort;"
+	echo "\\i test/bench/timing.sql"
+	echo "\\i test/bench/orderby.sql"
+	echo "SET work_mem = '4GB';"
+	echo "SET max_parallel_workers_per_gather = 0;"
+	echo "SET bitonic_sort.min_rows = 0;"
+	echo "SET jit = off;"
+}
+
 # The SQL that makes the benchmarks' table t of $1 random rows: int8 a,
 # float8 f, md5 text s, int4 i (bench-nodes.sh, bench-parallel.sh).
 bench_table_sql() {
