@@ -221,11 +221,15 @@ private_postgres() {
 use_private_postgres() {
 	local copy
 	copy=$(private_postgres) || return 1
-	echo "== PostgreSQL's directories are not writable by $(id -un): using a copy of its own in ${copy%/usr/*}"
+	echo "== PostgreSQL's directories are not writable by $(id -un): using a copy of its own in $TOP/tmp/pg$PG_MAJOR-private"
 	PG_CONFIG=$copy
 	PG_BIN=$("$PG_CONFIG" --bindir)
 	PG_FROM_SOURCE=1
 	export PG_CONFIG
+	# a PG_CONFIG given on make's command line reaches the makes run from here
+	# through MAKEFLAGS, where it would win over ours: it names the copy too
+	MAKEFLAGS=$(printf '%s' "${MAKEFLAGS:-}" | sed -E "s|PG_CONFIG=[^ ]*|PG_CONFIG=$PG_CONFIG|g")
+	export MAKEFLAGS
 }
 
 # The module in PostgreSQL's directories: built and installed where we may
