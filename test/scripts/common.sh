@@ -169,40 +169,37 @@ show_progress() {
 	printf '\r\033[K'
 }
 
-# Link each entry of directory $1 into directory $2, but the module's own
-# files and the entry named $3 (if any).
+# Link each entry of directory $1 into directory $2 that $2 does not hold
+# yet, but the module's own files.
 link_entries() {
 	local f
 	for f in "$1"/*; do
 		case ${f##*/} in
-		bitonic_sort* | "${3:-/}") ;;
-		*) ln -s "$f" "$2/${f##*/}" || return 1 ;;
+		bitonic_sort*) ;;
+		*) [ -e "$2/${f##*/}" ] || ln -s "$f" "$2/${f##*/}" || return 1 ;;
 		esac
 	done
 }
 
-# A copy under tmp/ of the PostgreSQL that $PG_CONFIG names, which this user
-# may install the module into: the programs that find the installation
-# from their own place (postgres, initdb, pg_ctl, pg_config) copied, its
-# other programs, libraries, data files and headers linked, the module's
-# files left out.  Made again when the installation changed (its programs,
-# libraries or extensions).  Prints the copy's pg_config.
+# A copy in directory $1 of the PostgreSQL that $PG_CONFIG names, which
+# this user may install the module into: the programs that find the
+# installation from their own place (postgres, initdb, pg_ctl, pg_config)
+# copied, its other programs, libraries, data files and headers linked, the
+# module's files left out.  Made again when the installation changed (its
+# programs, libraries or extensions).  Prints the copy's pg_config.
 private_postgres() {
-	local bindir libdir sharedir root stamp d f
+	local root=$1 bindir libdir sharedir stamp d f
 	bindir=$("$PG_CONFIG" --bindir) && libdir=$("$PG_CONFIG" --pkglibdir) &&
 		sharedir=$("$PG_CONFIG" --sharedir) || return 1
-	root=$TOP/tmp/pg$PG_MAJOR-private
 	stamp=$(ls -lL --time-style=+%s "$bindir" "$libdir" "$sharedir/extension" | md5sum)
 	if [ "$(cat "$root/.stamp" 2>/dev/null)" != "$stamp" ]; then
 		rm -rf "$root" && mkdir -p "$root$bindir" "$root$libdir" "$root$sharedir/extension" || return 1
-		for f in "$bindir"/*; do
-			case ${f##*/} in
-			postgres | initdb | pg_ctl | pg_config) cp -p "$f" "$root$f" || return 1 ;;
-			*) ln -s "$f" "$root$f" || return 1 ;;
-			esac
+		for f in postgres initdb pg_ctl pg_config; do
+			cp -p "$bindir/$f" "$root$bindir/$f" || return 1
 		done
-		link_entries "$libdir" "$root$libdir" && link_entries "$sharedir" "$root$sharedir" extension &&
-			link_entries "$sharedir/extension" "$root$sharedir/extension" || return 1
+		link_entries "$bindir" "$root$bindir" && link_entries "$libdir" "$root$libdir" &&
+			link_entries "$sharedir/extension" "$root$sharedir/extension" &&
+			link_entries "$sharedir" "$root$sharedir" || return 1
 		# the headers, libraries, messages and settings, by their place (shortest first: one link covers the rest)
 		for d in $("$PG_CONFIG" --includedir --pkgincludedir --includedir-server --libdir --localedir \
 			--sysconfdir | awk '{ print length, $0 }' | sort -n | cut -d' ' -f2-); do
@@ -217,11 +214,12 @@ private_postgres() {
 }
 
 # Build against, install into and run the clusters of a copy of PostgreSQL
-# of this user's own (private_postgres); false where none can be made.
+# of this user's own (private_postgres) in directory $1, by default
+# tmp/pgNN-private; false where none can be made.
 use_private_postgres() {
-	local copy
-	copy=$(private_postgres) || return 1
-	echo "== PostgreSQL's directories are not writable by $(id -un): using a copy of its own in $TOP/tmp/pg$PG_MAJOR-private"
+	local dir=${1:-$TOP/tmp/pg$PG_MAJOR-private} copy
+	copy=$(private_postgres "$dir") || return 1
+	echo "== PostgreSQL's directories are not writable by $(id -un): using a copy of its own in $dir"
 	PG_CONFIG=$copy
 	PG_BIN=$("$PG_CONFIG" --bindir)
 	PG_FROM_SOURCE=1

@@ -4,7 +4,8 @@
 # README's examples (run-readme.sh), 16
 # sessions sorting at once (run-concurrency.sh), ORDER BY on a table sharded
 # over postgres_fdw (run-sharded.sh), the external sort on a full temp
-# tablespace (run-temp-full.sh); beside all these, at low priority, the C
+# tablespace (run-temp-full.sh), the copy of PostgreSQL a user who is not
+# root builds into (run-private-copy.sh); beside all these, at low priority, the C
 # unit tests; then pg_regress again against the build with the emulated
 # CUDA backend (run-emu-regress.sh); ends with one line "N passed, N failed".
 set -u
@@ -63,6 +64,11 @@ rm -f tmp/full.counts
 test/scripts/run-temp-full.sh tmp/full.counts
 read -r f_pass f_fail <tmp/full.counts || { f_pass=0; f_fail=1; }
 
+section "a user's copy of PostgreSQL"
+rm -f tmp/copy.counts
+test/scripts/run-private-copy.sh tmp/copy.counts
+read -r p_pass p_fail <tmp/copy.counts || { p_pass=0; p_fail=1; }
+
 # pg_regress against the emulated CUDA backend installs its own build:
 # once the cluster's tests are done, beside the unit tests still running.
 section "unit tests (pg_regress with the CUDA backend emulated runs beside the last of them)"
@@ -82,5 +88,5 @@ cat tmp/emu-regress.out
 read -r e_pass e_fail <tmp/emu.counts || { e_pass=0; e_fail=1; }
 
 section "done"
-echo "$((r_pass + m_pass + c_pass + s_pass + f_pass + u_pass + e_pass)) passed, $((r_fail + m_fail + c_fail + s_fail + f_fail + u_fail + e_fail)) failed"
-[ $((r_fail + m_fail + c_fail + s_fail + f_fail + u_fail + e_fail)) -eq 0 ]
+echo "$((r_pass + m_pass + c_pass + s_pass + f_pass + p_pass + u_pass + e_pass)) passed, $((r_fail + m_fail + c_fail + s_fail + f_fail + p_fail + u_fail + e_fail)) failed"
+[ $((r_fail + m_fail + c_fail + s_fail + f_fail + p_fail + u_fail + e_fail)) -eq 0 ]
