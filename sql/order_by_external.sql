@@ -7,10 +7,11 @@
 -- temp_file_limit, no temporary file left; Peak Memory within work_mem.
 CREATE EXTENSION IF NOT EXISTS bitonic_sort;
 SET bitonic_sort.min_rows = 0;
--- every run of 4096 rows or more is written from both ends at once (by
--- default only runs of 24 MB and more are), so that the checks below
--- cover that path for every type; runs of fewer rows (at 64kB), text in
--- "C" and one thread cover the other
+-- every run of 4096 rows or more written in place is written from both
+-- ends at once (by default only runs of 24 MB and more are), so that the
+-- checks below cover that path for every type; runs of fewer rows (at
+-- 64kB), text in "C" and one thread cover the other (and runs written
+-- behind the input, at 1MB, a third)
 SET bitonic_sort.both_ends_run_size = 0;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
@@ -51,7 +52,7 @@ CREATE TEMP TABLE ext_native (q text PRIMARY KEY, digest text);
 -- rows in the native Sort's order (the query's keys end in id, or the
 -- native query given breaks ties by id: ties keep the input order)
 CREATE FUNCTION ext_check(q text, native_q text DEFAULT NULL, mem text DEFAULT NULL,
-  OUT node boolean, OUT external boolean, OUT same boolean)
+  behind boolean DEFAULT true, OUT node boolean, OUT external boolean, OUT same boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   plan json;
@@ -61,6 +62,7 @@ BEGIN
   IF mem IS NOT NULL THEN
     PERFORM set_config('work_mem', mem, true);
   END IF;
+  PERFORM set_config('bitonic_sort.write_runs_behind', behind::text, true);
   PERFORM set_config('enable_sort', 'off', true);
   PERFORM set_config('enable_hashagg', 'off', true);
   EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
@@ -104,10 +106,12 @@ INSERT INTO ext_queries
 SELECT 'text ICU', 'SELECT * FROM ext ORDER BY t COLLATE "und-x-icu", id', NULL
 FROM pg_collation WHERE collname = 'und-x-icu';
 
+-- (at 1MB the runs after the first are written behind the input where the
+-- key allows; at 4MB every run from both ends)
 CREATE TEMP TABLE ext_results AS
 SELECT w.work_mem, q.label, c.*
 FROM (VALUES ('64kB'), ('1MB'), ('4MB')) w(work_mem), ext_queries q,
-     LATERAL ext_check(q.q, q.native_q, w.work_mem) c;
+     LATERAL ext_check(q.q, q.native_q, w.work_mem, w.work_mem <> '4MB') c;
 -- the failures, if any, then the count of checks
 SELECT * FROM ext_results WHERE NOT (node AND external AND same);
 SELECT count(*) AS checks, bool_and(node AND external AND same) AS all_external_and_same FROM ext_results;
@@ -162,30 +166,51 @@ BEGIN
   RETURN plan -> 0 -> 'Plan';
 END $$;
 
--- runs written from both ends at once (run_ends.c): the backend and a
--- helper gather the rows of a run of 4096 rows or more, one from its first
--- row on, the other from its last back, where the first sort column's key
--- is exact (or there is none to compute); not with one thread, nor for
--- text in "C", nor for runs of fewer rows or (by default) under 24 MB.
--- The same rows and order either way.
+-- who writes the runs (run_ends.c), at 1MB:
+-- - from both ends at once: the backend and a helper gather the rows of a
+--   run of 4096 rows or more, one from its first row on, the other from
+--   its last back, where the first sort column's key is exact (or there
+--   is none to compute); not with one thread, nor for text in "C", nor for
+--   runs of fewer rows or (by default) under 24 MB;
+-- - behind the input: from the second run on, a thread of the node's
+--   writes each run while the node reads the next, each run in half the
+--   memory; where the key allows as above, two threads are allowed and
+--   work_mem is 1MB or more (the first run written in place, from both
+--   ends here);
+-- - else the backend alone (the first run, at 64kB, text, one thread).
+-- The same rows and order every way (checked above, and below).
+-- ext_writers(q, setting, value): q's runs with a setting changed for it
+-- alone, and of those the runs written from both ends and behind
+CREATE FUNCTION ext_writers(q text, setting text DEFAULT NULL, value text DEFAULT NULL,
+  OUT runs int, OUT from_both_ends int, OUT behind int)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p json;
+  old text := CASE WHEN setting IS NOT NULL THEN current_setting(setting) END;
+BEGIN
+  IF setting IS NOT NULL THEN
+    PERFORM set_config(setting, value, true);
+  END IF;
+  p := ext_plan(q);
+  IF setting IS NOT NULL THEN
+    PERFORM set_config(setting, old, true);
+  END IF;
+  runs := (p ->> 'Runs')::int;
+  from_both_ends := (p ->> 'Runs From Both Ends')::int;
+  behind := (p ->> 'Runs Written Behind')::int;
+END $$;
 SET work_mem = '1MB';
-SELECT (p ->> 'Runs From Both Ends')::int > 0 AS int8_from_both_ends
-FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
-SELECT (p ->> 'Runs From Both Ends')::int > 0 AS float8_desc_from_both_ends
-FROM ext_plan('SELECT * FROM ext ORDER BY f8 DESC NULLS FIRST, id DESC') p;
-SELECT (p ->> 'Runs From Both Ends')::int AS text_from_both_ends
-FROM ext_plan('SELECT * FROM ext ORDER BY t COLLATE "C", id') p;
-SET bitonic_sort.cpu_threads = 1;
-SELECT (p ->> 'Runs From Both Ends')::int AS one_thread_from_both_ends
-FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
-RESET bitonic_sort.cpu_threads;
-SET bitonic_sort.both_ends_run_size = '24MB';
-SELECT (p ->> 'Runs From Both Ends')::int AS small_runs_by_default_from_both_ends
-FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
-SET bitonic_sort.both_ends_run_size = 0;
-SET work_mem = '64kB';
-SELECT (p ->> 'Runs')::int > 100 AS small_runs, (p ->> 'Runs From Both Ends')::int AS small_from_both_ends
-FROM ext_plan('SELECT * FROM ext ORDER BY i8, id') p;
+SELECT label, w.runs > 1 AS several_runs, w.from_both_ends > 0 AS from_both_ends,
+       w.behind > 0 AS behind, w.behind = w.runs - 2 AS first_and_last_in_place
+FROM (VALUES
+  ('int8', 'SELECT * FROM ext ORDER BY i8, id', NULL, NULL),
+  ('float8 desc', 'SELECT * FROM ext ORDER BY f8 DESC NULLS FIRST, id DESC', NULL, NULL),
+  ('text C', 'SELECT * FROM ext ORDER BY t COLLATE "C", id', NULL, NULL),
+  ('one thread', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.cpu_threads', '1'),
+  ('not behind', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.write_runs_behind', 'off'),
+  ('runs under 24 MB', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.both_ends_run_size', '24MB'),
+  ('64kB', 'SELECT * FROM ext ORDER BY i8, id', 'work_mem', '64kB')) v(label, q, setting, value),
+  LATERAL ext_writers(v.q, v.setting, v.value) w;
 -- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
 -- every 1000 rows, computed above the scan so that nothing is compressed)
 -- are written in pieces where they go, at either end; and a first sort
@@ -195,15 +220,35 @@ CREATE TABLE ext_ends AS
   SELECT i AS id, ((i * 7919) % 30011)::int8 AS k FROM generate_series(1, 30000) i;
 ALTER TABLE ext_ends ADD COLUMN late int8 DEFAULT 42;
 INSERT INTO ext_ends SELECT i, ((i * 7919) % 30011)::int8, i % 3 FROM generate_series(30001, 36000) i;
-SELECT (p ->> 'Runs From Both Ends')::int > 0 AS wide_from_both_ends, c.*
-FROM ext_plan($q$SELECT k, id, CASE WHEN id % 1000 = 0 THEN repeat(md5(id::text), 1300)
-  ELSE md5(id::text) END AS w FROM ext_ends ORDER BY k, id$q$) p,
-     ext_check($q$SELECT k, id, CASE WHEN id % 1000 = 0 THEN repeat(md5(id::text), 1300)
-  ELSE md5(id::text) END AS w FROM ext_ends ORDER BY k, id$q$, NULL, '1MB') c;
-SELECT (p ->> 'Runs From Both Ends')::int > 0 AS late_from_both_ends, c.*
-FROM ext_plan('SELECT * FROM ext_ends ORDER BY late, id') p,
-     ext_check('SELECT * FROM ext_ends ORDER BY late, id', NULL, '1MB') c;
+-- ext_wide_and_late(counter): those two sorts at 1MB, whether the runs
+-- EXPLAIN counts as `counter` were written, and ext_check's answer (runs
+-- written behind only where the counter is theirs)
+CREATE FUNCTION ext_wide_and_late(counter text)
+RETURNS TABLE (query text, counted boolean, node boolean, external boolean, same boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  wide text := $q$SELECT k, id, CASE WHEN id % 1000 = 0 THEN repeat(md5(id::text), 1300)
+    ELSE md5(id::text) END AS w FROM ext_ends ORDER BY k, id$q$;
+  late text := 'SELECT * FROM ext_ends ORDER BY late, id';
+  behind boolean := counter = 'Runs Written Behind';
+BEGIN
+  PERFORM set_config('work_mem', '1MB', true);
+  PERFORM set_config('bitonic_sort.write_runs_behind', behind::text, true);
+  RETURN QUERY SELECT 'wide', (ext_plan(wide) ->> counter)::int > 0, c.*
+    FROM ext_check(wide, NULL, '1MB', behind) c;
+  RETURN QUERY SELECT 'late', (ext_plan(late) ->> counter)::int > 0, c.*
+    FROM ext_check(late, NULL, '1MB', behind) c;
+END $$;
+SELECT * FROM ext_wide_and_late('Runs From Both Ends');
+RESET bitonic_sort.write_runs_behind;
+
+-- records longer than the write buffer (32 kB at 1 MB), written in pieces
+-- where they go, and a first sort column added with a default, behind
+-- (the first run written in place by the backend alone)
+SET bitonic_sort.both_ends_run_size = '24MB';
+SELECT * FROM ext_wide_and_late('Runs Written Behind');
 DROP TABLE ext_ends;
+SET bitonic_sort.both_ends_run_size = 0;
 RESET work_mem;
 
 -- below a window, DISTINCT, GROUP BY and a merge join: sorts the planner
@@ -402,7 +447,7 @@ BEGIN
       out := out || line || E'\n';
     END LOOP;
     lines_shown := out ~ 'Sort.Method' AND out ~ 'external merge' AND out ~ 'Runs' AND
-                   out ~ 'Runs.From.Both.Ends' AND
+                   out ~ 'Runs.From.Both.Ends' AND out ~ 'Runs.Written.Behind' AND
                    out ~ 'Merge.Passes' AND out ~ 'Merge.Order' AND out ~ 'Disk';
     RETURN NEXT;
   END LOOP;
@@ -434,11 +479,20 @@ RESET statement_timeout;
 SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY t COLLATE ext_en, id') AS after_cancel;
 -- the same while runs are written from both ends
+SET bitonic_sort.write_runs_behind = off;
 SET statement_timeout = '300ms';
 SELECT count(*) FROM (SELECT e.*, g FROM ext e, generate_series(1, 40) g ORDER BY e.i8, g) s;
 RESET statement_timeout;
+RESET bitonic_sort.write_runs_behind;
 SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY i8, id') AS after_cancel_both_ends;
+-- and while runs are written behind the input (the thread is stopped
+-- before the rows it reads or its descriptor go)
+SET statement_timeout = '300ms';
+SELECT count(*) FROM (SELECT e.*, g FROM ext e, generate_series(1, 40) g ORDER BY e.f8, g) s;
+RESET statement_timeout;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY f8, id', NULL) AS after_cancel_behind;
 RESET enable_sort;
 RESET work_mem;
 DROP TABLE ext_queries;

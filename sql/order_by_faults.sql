@@ -84,13 +84,14 @@ SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS after
 -- a fault in the external sort's file I/O: the sort ends in a clean
 -- error naming the temporary file (SQLSTATE and message as a notice),
 -- nothing is left on disk, and the same sort then runs right
-CREATE FUNCTION bs_fault_file_io(fault text) RETURNS TABLE (temp_files_left bigint, after_fault text)
+CREATE FUNCTION bs_fault_file_io(fault text, both_ends_run_size text DEFAULT '0')
+RETURNS TABLE (temp_files_left bigint, after_fault text)
 LANGUAGE plpgsql AS $f$
 BEGIN
   PERFORM set_config('bitonic_sort.test_fault', fault, true);
   PERFORM set_config('enable_sort', 'off', true);
   -- runs of 1 MB written from both ends too (by default from 24 MB)
-  PERFORM set_config('bitonic_sort.both_ends_run_size', '0', true);
+  PERFORM set_config('bitonic_sort.both_ends_run_size', both_ends_run_size, true);
   BEGIN
     PERFORM count(*) FROM (SELECT * FROM bs_fault ORDER BY k) s;
   EXCEPTION WHEN OTHERS THEN
@@ -111,6 +112,12 @@ SELECT * FROM bs_fault_file_io('read_ahead');
 -- writes one end on another thread; the error is raised once both ends
 -- stop)
 SELECT * FROM bs_fault_file_io('run_write');
+-- a run written behind the input fails its writes (at 4MB: at 1MB the
+-- runs, halved, would pass one merge's order and are written in place;
+-- the first run is written in place by the backend; the error is raised
+-- when the node waits for the thread, at its next run)
+SET work_mem = '4MB';
+SELECT * FROM bs_fault_file_io('run_write', '24MB');
 SET work_mem = '1GB';
 
 -- the same from a heap table: the worker copies each row out of its page,

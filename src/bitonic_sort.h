@@ -39,6 +39,7 @@ extern int	bitonic_sort_keep_memory_idle;
 extern bool bitonic_sort_heap_read;
 extern int	bitonic_sort_max_threads;
 extern int	bitonic_sort_both_ends_run_size;	/* kB */
+extern bool bitonic_sort_write_runs_behind;
 extern void BitonicGucInit(void);
 
 /* thread_budget.c */
@@ -312,6 +313,7 @@ extern void *BitonicMultiSortSplitRoom(const BitonicMultiSort *ms, size_t *bytes
 extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 								   void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
+extern void BitonicMultiSortMoveTo(BitonicMultiSort *ms, MemoryContext cxt);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
 extern bool BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 								size_t text_bytes, BitonicFetchFn fetch, void *arg,

@@ -34,6 +34,7 @@ static const struct config_enum_entry test_fault_options[] = {
 #endif
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_both_ends_run_size = 24 * 1024;
+bool		bitonic_sort_write_runs_behind = true;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
 int			bitonic_sort_transparent_huge_pages = BITONIC_THP_AUTO;
@@ -211,6 +212,17 @@ BitonicGucInit(void)
 							 "Enables the planner's use of the BitonicSort custom scan for ORDER BY.",
 							 "When off, ORDER BY always uses PostgreSQL's own Sort node.",
 							 &bitonic_sort_enable,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("bitonic_sort.write_runs_behind",
+							 "Has a thread write each run of an external sort while the node reads the next.",
+							 "Each run then takes half the memory a run written in place takes; only where "
+							 "work_mem is 1MB or more and the first sort column's key is computed without "
+							 "PostgreSQL's help.",
+							 &bitonic_sort_write_runs_behind,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -448,6 +448,21 @@ BitonicMultiSortBytes(const BitonicMultiSort *ms)
 		ms->split_cap * sizeof(bs_pair64) + foreseen_tie_bytes(ms);
 }
 
+/* Forget the arrays, freed or left to their context. */
+static void
+forget_arrays(BitonicMultiSort *ms)
+{
+	ms->split = NULL;
+	ms->split_region = NULL;
+	ms->split_cap = 0;
+	ms->pairs32 = NULL;
+	ms->pairs64 = NULL;
+	ms->pairs_region = NULL;
+	ms->nulls = NULL;
+	ms->pairs_cap = 0;
+	ms->nulls_cap = 0;
+}
+
 /* Forget the items so the sort can be filled again; release frees the arrays. */
 void
 BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
@@ -463,15 +478,21 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 		pfree(ms->nulls);
 	if (ms->split_region)
 		BitonicRegionFreeAfter(ms->split_region, ms->prefaulter);
-	ms->split = NULL;
-	ms->split_region = NULL;
-	ms->split_cap = 0;
-	ms->pairs32 = NULL;
-	ms->pairs64 = NULL;
-	ms->pairs_region = NULL;
-	ms->nulls = NULL;
-	ms->pairs_cap = 0;
-	ms->nulls_cap = 0;
+	forget_arrays(ms);
+}
+
+/*
+ * Start empty with arrays in cxt, leaving the last run's (its order
+ * included) to their context, which frees them: a run written behind the
+ * input reads its order there meanwhile.  Not while a sort in parts runs.
+ */
+void
+BitonicMultiSortMoveTo(BitonicMultiSort *ms, MemoryContext cxt)
+{
+	Assert(ms->parts == NULL);
+	BitonicMultiSortReset(ms, false);
+	forget_arrays(ms);
+	ms->cxt = cxt;
 }
 
 /* qsort comparator of the tie pass: all columns from first_column, then item. */

@@ -232,6 +232,23 @@ key_batch(BitonicScanState *state)
 	state->nbatch = 0;
 }
 
+/* Back to the empty phase, the rows' memory gone or handed over (forget_rows). */
+static void
+forget_row_state(BitonicScanState *state)
+{
+	state->order = NULL;
+	state->order_bytes = 0;
+	state->order_ready = 0;
+	state->place_ranges = 0;
+	state->nranges = 0;
+	state->ranges = NULL;
+	state->ntuples = 0;
+	state->nbatch = 0;
+	state->phase = BITONIC_PHASE_EMPTY;
+	state->pos = -1;
+	state->has_last_key = false;
+}
+
 /*
  * Drop every row held in memory and every in-memory sort state, back to the
  * empty phase (the runs of an external sort stay: forget_sort).
@@ -249,17 +266,7 @@ forget_rows(BitonicScanState *state)
 	BitonicStoreForget(&state->store);
 	if (state->values != NULL)
 		BitonicValuesForget(state);
-	state->order = NULL;
-	state->order_bytes = 0;
-	state->order_ready = 0;
-	state->place_ranges = 0;
-	state->nranges = 0;
-	state->ranges = NULL;
-	state->ntuples = 0;
-	state->nbatch = 0;
-	state->phase = BITONIC_PHASE_EMPTY;
-	state->pos = -1;
-	state->has_last_key = false;
+	forget_row_state(state);
 }
 
 /* Drop the rows held and the runs of an external sort. */
@@ -275,6 +282,10 @@ forget_sort(BitonicScanState *state)
 	}
 	state->runs = NULL;
 	state->runs_bytes = 0;
+	state->behind_room = 0;
+	state->behind_order = NULL;
+	/* runs written behind or from both ends were sorted whole */
+	state->ms.order_read_forward = !state->random_access;
 }
 
 /*
@@ -417,6 +428,18 @@ put_run_rows(BitonicScanState *state)
 	return BitonicRunsPutRows(state->runs, &rows);
 }
 
+/* Write the stored rows, sorted, as the run just started, one by one. */
+static void
+put_run_rows_in_order(BitonicScanState *state)
+{
+	for (int64 pos = 0; pos < (int64) state->ntuples; pos++)
+	{
+		put_run_row(state, pos);
+		if ((pos + 1) % 4096 == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /*
  * Sort the rows held with the in-memory sorter, write them out in order as
  * the next run, and free their memory for the run after it.
@@ -427,17 +450,112 @@ write_run(BitonicScanState *state)
 	sort_held(state);
 	BitonicRunsStartRun(state->runs);
 	if (!put_run_rows(state))
-	{
-		for (int64 pos = 0; pos < (int64) state->ntuples; pos++)
-		{
-			put_run_row(state, pos);
-			if ((pos + 1) % 4096 == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
-	}
+		put_run_rows_in_order(state);
 	forget_rows(state);
 	BitonicRunsEndRun(state->runs);
 	count_runs_bytes(state);
+}
+
+/* The row at a place of the run being written behind (on its thread: runs.c). */
+static MinimalTuple
+behind_row(void *arg, size_t pos)
+{
+	BitonicScanState *state = (BitonicScanState *) arg;
+
+	return BitonicStoreGet(&state->behind_store, state->behind_order[pos]);
+}
+
+/*
+ * An empty context for the rows, under parent: the one a run written
+ * behind gave back, or a new one.
+ */
+static MemoryContext
+take_spare_cxt(BitonicScanState *state, MemoryContext parent)
+{
+	MemoryContext cxt = state->spare_cxt;
+
+	state->spare_cxt = NULL;
+	if (cxt != NULL)
+		return cxt;
+	return AllocSetContextCreate(parent, "bitonic_sort rows", ALLOCSET_DEFAULT_SIZES);
+}
+
+/*
+ * Wait for the run being written behind, if any (runs.c), and keep its
+ * rows' context, emptied, for the next run.
+ */
+static void
+finish_run_behind(BitonicScanState *state)
+{
+	MemoryContext cxt;
+
+	if (state->runs == NULL)
+		return;
+	cxt = BitonicRunsFinishBehind(state->runs, MemoryContextGetParent(state->cxt));
+	if (cxt == NULL)
+		return;
+	Assert(state->spare_cxt == NULL);
+	state->spare_cxt = cxt;
+}
+
+/*
+ * Sort the rows held and hand them to the runs' thread, which writes them
+ * as the next run while the node reads on: the rows, the pairs and the
+ * order stay in their context, which goes to the runs until the run is
+ * written, and the node goes on in an empty one.  Written here, as
+ * write_run does, where the runs cannot take them.
+ */
+static void
+write_run_behind(BitonicScanState *state)
+{
+	BitonicRunRows rows;
+	MemoryContext cxt = state->cxt;
+	MemoryContext parent = MemoryContextGetParent(cxt);
+
+	sort_held(state);
+	state->order_ready = BitonicMultiSortReady(&state->ms, state->ntuples);
+	BitonicRunsStartRun(state->runs);
+	rows.nrows = BitonicStoreRows(&state->store, &rows.row_bytes);
+	Assert(rows.nrows == state->ntuples);
+	rows.row = behind_row;
+	rows.arg = state;
+	state->behind_store = state->store;
+	state->behind_order = state->order;
+	Assert(state->ingest == NULL);
+	if (!BitonicRunsPutRowsBehind(state->runs, &rows, cxt))
+	{
+		put_run_rows_in_order(state);
+		forget_rows(state);
+		BitonicRunsEndRun(state->runs);
+		count_runs_bytes(state);
+		return;
+	}
+	state->cxt = take_spare_cxt(state, parent);
+	BitonicStoreHandOver(&state->store, state->cxt);
+	BitonicMultiSortMoveTo(&state->ms, state->cxt);
+	forget_row_state(state);
+	count_runs_bytes(state);
+}
+
+/*
+ * After the first run, written in place: where the runs may be written
+ * behind the input (runs.c), half of what work_mem leaves the runs is kept
+ * for the run being written, and the next runs take the other half.
+ */
+static void
+start_writing_behind(BitonicScanState *state)
+{
+	PlanState  *child = linitial(state->css.custom_ps);
+	double		row_bytes = ROW_BYTES_ESTIMATE(child->plan->plan_width);
+
+	if (state->values != NULL || state->behind_room > 0 ||
+		!BitonicRunsWriteBehind(state->runs, (size_t) work_mem * 1024,
+								BitonicScanInputRows(state) * row_bytes, row_bytes))
+		return;
+	count_runs_bytes(state);
+	state->behind_room = (state->mem_limit - Min(state->mem_limit, state->runs_bytes)) / 2;
+	/* such runs are sorted whole: their order is final when handed over */
+	state->ms.order_read_forward = false;
 }
 
 /*
@@ -498,6 +616,8 @@ spill(BitonicScanState *state)
 
 	if (state->runs == NULL)
 		begin_runs(state);
+	/* the run before, written behind, ends first: the runs take one at a time */
+	finish_run_behind(state);
 	if (state->ingest != NULL)
 	{
 		stage = tuplestore_begin_heap(false, false, SPILL_STAGE_KB);
@@ -505,7 +625,21 @@ spill(BitonicScanState *state)
 	}
 	rows = state->ntuples;
 	row_bytes = state->store.bytes;
-	write_run(state);
+	/* a run whose end merges runs is written here, its memory freed before the merge's */
+	if (state->behind_room > 0 && state->ingest == NULL && !BitonicRunsNextEndMerges(state->runs))
+		write_run_behind(state);
+	else
+		write_run(state);
+	if (state->behind_room == 0 && state->runs->initial_runs == 1)
+	{
+		start_writing_behind(state);
+		/* the next run takes half the memory of this one */
+		if (state->behind_room > 0)
+		{
+			rows /= 2;
+			row_bytes /= 2;
+		}
+	}
 	reserve_next_run(state, rows, row_bytes);
 	if (stage == NULL)
 		return;
@@ -861,6 +995,7 @@ note_runs(BitonicScanState *state)
 
 	state->runs_written = runs->initial_runs;
 	state->runs_both_ends = runs->both_ends_runs;
+	state->runs_behind = runs->behind_runs;
 	state->merge_passes = Max(state->merge_passes, (uint32) runs->passes);
 	state->merge_order = Max(state->merge_order, (uint32) Min(runs->order, runs->initial_runs));
 	state->disk_bytes = Max(state->disk_bytes, runs->disk.peak);
@@ -895,6 +1030,7 @@ load_and_sort(BitonicScanState *state)
 	INSTR_TIME_SET_CURRENT(t1);
 	if (state->runs != NULL)
 	{
+		finish_run_behind(state);
 		write_run(state);
 		INSTR_TIME_SET_CURRENT(t1);
 		BitonicRunsFinish(state->runs);
@@ -1032,6 +1168,8 @@ end_bitonic_scan(CustomScanState *node)
 
 	forget_sort(state);
 	MemoryContextDelete(state->cxt);
+	if (state->spare_cxt != NULL)
+		MemoryContextDelete(state->spare_cxt);
 	ExecEndNode(linitial(node->custom_ps));
 }
 

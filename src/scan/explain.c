@@ -88,7 +88,7 @@ show_sort_keys(BitonicScanState *state, List *ancestors, ExplainState *es)
 /*
  * Whether the rows outgrew work_mem, and then how the external sort went:
  * runs written (and of those, the runs written from both ends at once by
- * two threads), the most merges a row went through, runs merged at once,
+ * two threads, and those a thread wrote while the node read on), the most merges a row went through, runs merged at once,
  * and the temporary file space of the runs (as the native Sort's Disk).
  */
 static void
@@ -100,6 +100,7 @@ show_external(BitonicScanState *state, ExplainState *es)
 	ExplainPropertyText("Sort Method", "external merge", es);
 	ExplainPropertyInteger("Runs", NULL, state->runs_written, es);
 	ExplainPropertyInteger("Runs From Both Ends", NULL, state->runs_both_ends, es);
+	ExplainPropertyInteger("Runs Written Behind", NULL, state->runs_behind, es);
 	ExplainPropertyInteger("Merge Passes", NULL, state->merge_passes, es);
 	ExplainPropertyInteger("Merge Order", NULL, state->merge_order, es);
 	ExplainPropertyInteger("Disk", "kB", (state->disk_bytes + 1023) / 1024, es);

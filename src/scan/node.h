@@ -100,12 +100,17 @@ typedef struct BitonicScanState
 	/* external sort */
 	struct BitonicRuns *runs;	/* runs on disk of the current sort, or NULL (runs.c) */
 	size_t		runs_bytes;		/* their memory, and the write buffer of the next */
+	size_t		behind_room;	/* work_mem kept for a run written behind; 0: runs are written in place */
+	BitonicTupleStore behind_store;	/* the rows of the run being written behind (runs.c) */
+	uint32	   *behind_order;	/* and their order */
+	MemoryContext spare_cxt;	/* an empty context for the rows, or NULL */
 	double		scratch_per_row;	/* the sorters' scratch per row in the last run, or 0 */
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
 	uint32		runs_written;	/* external sort: runs written from memory, by the last rescan */
 	uint32		runs_both_ends; /* of those, runs written from both ends at once */
+	uint32		runs_behind;	/* of those, runs written behind the input */
 	uint32		merge_passes;	/* merges a row went through, at most */
 	uint32		merge_order;	/* runs merged at once, at most */
 	int64		disk_bytes;		/* temporary file space of the runs, at most */
@@ -148,8 +153,9 @@ BitonicScanScratchRoom(BitonicScanState *state)
 
 /*
  * Bytes the node holds now (tuple store, pairs, staging buffers) and will
- * need to sort them (the order), with an external sort's runs and room for
- * scratch; not while the worker places rows.
+ * need to sort them (the order), with an external sort's runs, the room of
+ * a run written behind and room for scratch; not while the worker places
+ * rows.
  */
 static inline size_t
 BitonicScanHeldBytes(BitonicScanState *state)
@@ -157,7 +163,7 @@ BitonicScanHeldBytes(BitonicScanState *state)
 	return state->store.bytes + state->store.slots_cap * sizeof(char *) +
 		BitonicMultiSortBytes(&state->ms) + state->order_bytes +
 		(state->ingest != NULL ? 2 * BITONIC_STAGE_BYTES : 0) + state->runs_bytes +
-		BitonicScanScratchRoom(state);
+		state->behind_room + BitonicScanScratchRoom(state);
 }
 
 /*

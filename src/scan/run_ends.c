@@ -30,10 +30,18 @@
  * rows it stored), and the node sorts them whole, not in parts
  * (sort_parts.c), whose last part the back would wait for: the order is
  * final when the run is written.
+ *
+ * A run written behind the input (BitonicRunBehind) is the same job with
+ * one end: the front claims every row, on a worker thread of its own,
+ * while the backend reads the next run's rows; it runs to the run's end
+ * (no interrupt probe: the backend checks for interrupts as it reads) or
+ * until it is told to stop, and the backend raises a failed write when it
+ * waits for the run.
  */
 #include "scan/run_ends.h"
 
 #include "core/parallel.h"
+#include "core/worker.h"
 #include "scan/store.h"
 
 #include <unistd.h>
@@ -67,7 +75,7 @@ typedef struct RunEnds
 {
 	const BitonicRunEndsTarget *target;
 	const BitonicRunRows *rows;
-	const bs_hooks *hooks;
+	const bs_hooks *hooks;		/* NULL: the front runs to its end (a run written behind) */
 	RunEnd		ends[2];
 	/* on lines of their own, written by both ends */
 	pg_atomic_uint64 claims pg_attribute_aligned(2 * PG_CACHE_LINE_SIZE);	/* first unclaimed place << 32 | the place after the last */
@@ -237,7 +245,7 @@ run_end(RunEnds *job, RunEnd *end)
 			return;
 		}
 		put_places(job, end, from, to);
-		if (job->hooks->pending(job->hooks->arg))
+		if (job->hooks != NULL && job->hooks->pending(job->hooks->arg))
 			return;
 	}
 }
@@ -252,26 +260,21 @@ ends_task(void *ctx, size_t begin, size_t end)
 		run_end(job, &job->ends[i]);
 }
 
-/*
- * Write the rows of the run begun at target->start, target->bytes long
- * (the caller has reserved them), from both ends at once: see the top of
- * the file.  ERROR where a write fails, or where the ends do not meet.
- */
-void
-BitonicRunEndsWrite(const BitonicRunEndsTarget *target, const BitonicRunRows *rows)
+/* Set up the job of writing rows at target, its ends' buffers and offsets. */
+static void
+init_job(RunEnds *job, const BitonicRunEndsTarget *target, const BitonicRunRows *rows,
+		 const bs_hooks *hooks)
 {
-	RunEnds		job;
-
 	Assert(rows->nrows < UINT64CONST(0xFFFFFFFF) && target->bytes >= MAXIMUM_ALIGNOF);
-	memset(&job, 0, sizeof(job));
-	job.target = target;
-	job.rows = rows;
-	job.hooks = BitonicCoreHooks();
-	pg_atomic_init_u64(&job.claims, (uint64) rows->nrows);
-	pg_atomic_init_u32(&job.failed, 0);
+	memset(job, 0, sizeof(RunEnds));
+	job->target = target;
+	job->rows = rows;
+	job->hooks = hooks;
+	pg_atomic_init_u64(&job->claims, (uint64) rows->nrows);
+	pg_atomic_init_u32(&job->failed, 0);
 	for (int i = 0; i < 2; i++)
 	{
-		RunEnd	   *end = &job.ends[i];
+		RunEnd	   *end = &job->ends[i];
 
 		end->back = i == 1;
 		end->buf = target->bufs[i];
@@ -285,14 +288,138 @@ BitonicRunEndsWrite(const BitonicRunEndsTarget *target, const BitonicRunRows *ro
 	 * helper slow to start leaves every row to the front
 	 */
 	if (bitonic_sort_test_fault == BITONIC_FAULT_RUN_WRITE)
-		job.ends[0].fd = job.ends[1].fd = -1;
+		job->ends[0].fd = job->ends[1].fd = -1;
 #endif
+}
+
+/* The job's write errors as ERRORs, then ends that did not meet. */
+static void
+report_job(const RunEnds *job)
+{
+	for (int i = 0; i < 2; i++)
+		if (job->ends[i].err != 0)
+			BitonicRunReportWriteError(job->target->file, job->ends[i].err);
+	if (job->ends[0].offset != job->ends[1].offset)
+		elog(ERROR, "the ends of a bitonic_sort run do not meet: byte %lld against %lld",
+			 (long long) job->ends[0].offset, (long long) job->ends[1].offset);
+}
+
+/*
+ * Write the rows of the run begun at target->start, target->bytes long
+ * (the caller has reserved them), from both ends at once: see the top of
+ * the file.  ERROR where a write fails, or where the ends do not meet.
+ */
+void
+BitonicRunEndsWrite(const BitonicRunEndsTarget *target, const BitonicRunRows *rows)
+{
+	RunEnds		job;
+
+	init_job(&job, target, rows, BitonicCoreHooks());
 	while (!job.ends[0].finished || !job.ends[1].finished)
 		bs_parallel_for_checked(Min(target->threads, 2), 2, 1, 2, ends_task, &job, job.hooks);
-	for (int i = 0; i < 2; i++)
-		if (job.ends[i].err != 0)
-			BitonicRunReportWriteError(target->file, job.ends[i].err);
-	if (job.ends[0].offset != job.ends[1].offset)
-		elog(ERROR, "the ends of a bitonic_sort run do not meet: byte %lld against %lld",
-			 (long long) job.ends[0].offset, (long long) job.ends[1].offset);
+	report_job(&job);
+}
+
+/*
+ * A run written behind the input: its front alone, on a worker thread of
+ * its own, while the backend reads the next run's rows.  The job must stay
+ * where it is while the worker runs: the owner's memory holds it aligned.
+ */
+struct BitonicRunBehind
+{
+	RunEnds		job;
+	BitonicRunEndsTarget target;
+	BitonicRunRows rows;
+	bs_worker	worker;
+	bool		started;		/* the worker was asked for (it may have failed to start) */
+	bool		writing;		/* a run is handed over and not finished */
+};
+
+/* Worker job: the front claims and writes every row, or stops once told to. */
+static void
+behind_job(void *arg)
+{
+	BitonicRunBehind *behind = (BitonicRunBehind *) arg;
+	RunEnd	   *front = &behind->job.ends[0];
+
+	while (!front->finished)
+		run_end(&behind->job, front);
+}
+
+/* A writer of runs behind the input, in cxt; its thread starts with its first run. */
+BitonicRunBehind *
+BitonicRunBehindCreate(MemoryContext cxt)
+{
+	void	   *allocated = MemoryContextAllocZero(cxt, sizeof(BitonicRunBehind) +
+												  2 * PG_CACHE_LINE_SIZE);
+
+	return (BitonicRunBehind *) TYPEALIGN(2 * PG_CACHE_LINE_SIZE, allocated);
+}
+
+/* Whether the worker runs, started on the first call; false where no thread can be had. */
+bool
+BitonicRunBehindReady(BitonicRunBehind *behind)
+{
+	if (!behind->started)
+	{
+		behind->started = true;
+		(void) bs_worker_start(&behind->worker);
+	}
+	return behind->worker.running;
+}
+
+/*
+ * Hand the run begun at target->start (its bytes reserved by the caller)
+ * to the worker, which must be ready: it writes the rows from the run's
+ * first byte on through the front's buffer while the caller goes on; the
+ * rows and the buffer must stay until BitonicRunBehindFinish.
+ */
+void
+BitonicRunBehindStart(BitonicRunBehind *behind, const BitonicRunEndsTarget *target,
+					  const BitonicRunRows *rows)
+{
+	Assert(!behind->writing && behind->worker.running);
+	behind->target = *target;
+	behind->rows = *rows;
+	init_job(&behind->job, &behind->target, &behind->rows, NULL);
+	/* the front alone: it claims every place, and must reach the back's offset */
+	behind->job.ends[1].finished = true;
+	behind->writing = true;
+	bs_worker_run(&behind->worker, behind_job, behind);
+}
+
+/* Whether a run is being written behind. */
+bool
+BitonicRunBehindWriting(const BitonicRunBehind *behind)
+{
+	return behind != NULL && behind->writing;
+}
+
+/*
+ * Wait for the run handed over to be written: ERROR where a write failed
+ * or the run came out short.
+ */
+void
+BitonicRunBehindFinish(BitonicRunBehind *behind)
+{
+	if (!behind->writing)
+		return;
+	bs_worker_wait(&behind->worker);
+	behind->writing = false;
+	report_job(&behind->job);
+}
+
+/*
+ * Stop the worker at once, the run left unwritten (an ERROR or the sort's
+ * end: the run's file goes too), and join it; safe in a reset callback.
+ */
+void
+BitonicRunBehindStop(BitonicRunBehind *behind)
+{
+	if (behind == NULL)
+		return;
+	pg_atomic_write_u32(&behind->job.failed, 1);
+	bs_worker_stop(&behind->worker);
+	behind->writing = false;
+	behind->started = false;
 }

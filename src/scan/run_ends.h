@@ -2,7 +2,8 @@
  * scan/run_ends.h — a run written from both ends at once: the backend and
  * a helper thread each gather rows in sorted order and write them, one
  * from the run's first row on, the other from its last row back, until
- * they meet (run_ends.c).
+ * they meet; or by a thread alone while the backend reads the next run's
+ * rows (run_ends.c).
  */
 #ifndef BITONIC_SCAN_RUN_ENDS_H
 #define BITONIC_SCAN_RUN_ENDS_H
@@ -39,5 +40,16 @@ typedef struct BitonicRunEndsTarget
 #define BITONIC_RUN_ENDS_MIN_ROWS 4096
 
 extern void BitonicRunEndsWrite(const BitonicRunEndsTarget *target, const BitonicRunRows *rows);
+
+/* A run written by a thread of its own while the backend reads on (run_ends.c). */
+typedef struct BitonicRunBehind BitonicRunBehind;
+
+extern BitonicRunBehind *BitonicRunBehindCreate(MemoryContext cxt);
+extern bool BitonicRunBehindReady(BitonicRunBehind *behind);
+extern void BitonicRunBehindStart(BitonicRunBehind *behind, const BitonicRunEndsTarget *target,
+								  const BitonicRunRows *rows);
+extern bool BitonicRunBehindWriting(const BitonicRunBehind *behind);
+extern void BitonicRunBehindFinish(BitonicRunBehind *behind);
+extern void BitonicRunBehindStop(BitonicRunBehind *behind);
 
 #endif							/* BITONIC_SCAN_RUN_ENDS_H */

@@ -22,9 +22,11 @@
  * stack by level, and `order` runs of one level are merged into one of the
  * next as soon as they are there, so the runs never outgrow the memory that
  * names them, and each row is merged once per level (a 4 MB sort of 1 GB:
- * one merge).  The final merge hands rows out as the node's consumer asks;
- * where it may go backwards, mark or rewind, it goes to a tuplestore on
- * disk instead, which serves those.
+ * one merge).  From the second run on, where it may, a thread writes each
+ * run while the node reads the next (BitonicRunsPutRowsBehind), each run
+ * in half the memory.  The final merge hands rows out as the node's
+ * consumer asks; where it may go backwards, mark or rewind, it goes to a
+ * tuplestore on disk instead, which serves those.
  */
 #include "scan/runs.h"
 
@@ -44,6 +46,17 @@
 /* Share of the memory a run's write buffer takes (1/32: 128 kB of 4 MB). */
 #define RUNS_WRITE_SHARE 32
 
+/*
+ * Share of work_mem a run's rows take, for the merge's plan; and a run's
+ * written behind the input, which has half the memory, and pays its fixed
+ * costs (the sort's scratch, a block's slack) from that half (measured at
+ * 1MB, 40,000 rows of 186 bytes: 0.75 of work_mem in rows' blocks written
+ * in place, 0.32 behind; the planner's estimate of the rows' bytes is
+ * lower than the blocks they fill).
+ */
+#define RUNS_ROWS_SHARE 0.6
+#define RUNS_BEHIND_ROWS_SHARE 0.2
+
 /* Most runs merged at once. */
 #define RUNS_MAX_ORDER 2048
 
@@ -52,6 +65,12 @@
 
 /* Memory of the tuplestore of a merge that may go backwards, before it goes to disk. */
 #define RUNS_MERGED_KB 64
+
+/*
+ * Least work_mem whose runs are written behind the input: below it runs
+ * are many and short, and each hand-over wakes the thread and waits for it.
+ */
+#define RUNS_BEHIND_MIN_MEMORY ((size_t) 1024 * 1024)
 
 /* Rows between interrupt checks. */
 #define RUNS_CHECK_EVERY 1024
@@ -89,16 +108,18 @@ write_buffer_size(size_t mem_limit)
  * Choose the runs' read buffer and the merge order: a buffer that lets the
  * runs the planner's estimate comes to be merged at once, within the
  * memory the merge has besides the write buffer, from one block to
- * RUNS_MAX_BUFFER.
+ * RUNS_MAX_BUFFER.  A run's rows take run_share of mem_limit (0.6, half
+ * that for runs written behind).  Returns the runs expected.
  */
-static void
-plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes)
+static double
+plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes,
+		   double run_share)
 {
 	size_t		fixed = RUNS_FIXED_BYTES + runs->writer.size +
 		(runs->random_access ? RUNS_MERGED_KB * 1024 : 0);
 	size_t		budget = mem_limit > fixed ? mem_limit - fixed : 0;
 	size_t		per_reader = reader_bytes(runs->tupdesc, row_bytes);
-	double		expected_runs = Max(2.0, ceil(expected_bytes / Max(mem_limit * 0.6, 1.0)) + 1);
+	double		expected_runs = Max(2.0, ceil(expected_bytes / Max(mem_limit * run_share, 1.0)) + 1);
 	double		share = budget / expected_runs;
 	size_t		buffer = share > per_reader ? (size_t) share - per_reader : 0;
 
@@ -106,6 +127,45 @@ plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double ro
 	runs->buffer_size = Max(buffer, BLCKSZ);
 	runs->order = (int) Min(budget / (runs->buffer_size + per_reader), RUNS_MAX_ORDER);
 	runs->order = Max(runs->order, 2);
+	return expected_runs;
+}
+
+/*
+ * The runs are to be written behind the input from now on (the first is
+ * written), each half as large: plan the merge for twice as many runs
+ * (the arguments as BitonicRunsBegin's).  False, the plan kept, where the
+ * runs may not be written so, or where that many would pass the merge's
+ * order: a merge pass more costs more than the thread saves.
+ */
+bool
+BitonicRunsWriteBehind(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes)
+{
+	size_t		buffer_size = runs->buffer_size;
+	int			order = runs->order;
+
+	Assert(runs->nruns <= 1);
+	if (runs->behind == NULL)
+		return false;
+	if (plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_BEHIND_ROWS_SHARE) <= runs->order)
+		return true;
+	runs->buffer_size = buffer_size;
+	runs->order = order;
+	return false;
+}
+
+/*
+ * Whether the next run, once ended, makes `order` runs of the first level,
+ * which are then merged (BitonicRunsEndRun): the node writes such a run
+ * itself, its memory freed before the merge takes its buffers.
+ */
+bool
+BitonicRunsNextEndMerges(const BitonicRuns *runs)
+{
+	int			same = 0;
+
+	while (same < runs->nruns && runs->runs[runs->nruns - 1 - same].level == 0)
+		same++;
+	return same + 1 >= runs->order;
 }
 
 /*
@@ -145,14 +205,16 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	 * a thread may compute (exact keys, pure arithmetic, or none), and
 	 * memory for runs of bitonic_sort.both_ends_run_size
 	 */
-	if (bitonic_sort_cpu_threads > 1 && (ms->key_of == NULL || runs->key_exact) &&
-		mem_limit >= both_ends_min_bytes())
+	if (bitonic_sort_cpu_threads > 1 && (ms->key_of == NULL || runs->key_exact))
 	{
-		runs->both_ends = true;
+		runs->both_ends = mem_limit >= both_ends_min_bytes();
+		/* and runs written behind the input, by a thread of their own */
+		if (bitonic_sort_write_runs_behind && mem_limit >= RUNS_BEHIND_MIN_MEMORY)
+			runs->behind = BitonicRunBehindCreate(cxt);
 		for (int i = 0; i < 2; i++)
 			runs->end_tupdescs[i] = CreateTupleDescCopyConstr(tupdesc);
 	}
-	plan_merge(runs, mem_limit, expected_bytes, row_bytes);
+	(void) plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_ROWS_SHARE);
 	runs->runs_cap = 16;
 	runs->runs = palloc(sizeof(BitonicRun) * runs->runs_cap);
 	runs->files_cap = 4;
@@ -185,15 +247,30 @@ BitonicRunsKeysOnly(BitonicRuns *runs, uint64 key_xor)
 	runs->keys_only = true;
 	runs->key_xor = key_xor;
 	runs->both_ends = false;
+	runs->behind = NULL;
 	runs->key_slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsVirtual);
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Memory the runs take now: buffers, readers, the merge's tuplestore; not
+ * the rows of a run written behind, which the node counts as its own.
+ */
+static size_t
+runs_bytes(BitonicRuns *runs)
+{
+	size_t		bytes = MemoryContextMemAllocated(runs->cxt, true);
+
+	if (runs->behind_cxt != NULL)
+		bytes -= MemoryContextMemAllocated(runs->behind_cxt, true);
+	return bytes;
 }
 
 /* Count the memory the runs take now in its peak (the files count their own). */
 static void
 note_peak(BitonicRuns *runs)
 {
-	runs->peak_bytes = Max(runs->peak_bytes, MemoryContextMemAllocated(runs->cxt, true));
+	runs->peak_bytes = Max(runs->peak_bytes, runs_bytes(runs));
 }
 
 /* A new file for runs of the given level; its index in files. */
@@ -326,6 +403,7 @@ release_threads(void *arg)
 {
 	BitonicRuns *runs = (BitonicRuns *) arg;
 
+	BitonicRunBehindStop(runs->behind);
 	bs_read_ahead_stop(&runs->ahead);
 	for (int f = 0; f < runs->nfiles; f++)
 		close_thread_fd(&runs->files[f]);
@@ -406,6 +484,85 @@ BitonicRunsPutRows(BitonicRuns *runs, const BitonicRunRows *rows)
 	BitonicRunWriterWritten(&runs->writer, target.bytes);
 	runs->both_ends_runs++;
 	return true;
+}
+
+/*
+ * Reset callback of the rows of a run written behind: the thread stops
+ * before they go (at an ERROR, the runs' context deletes them first).
+ */
+static void
+stop_behind(void *arg)
+{
+	BitonicRunBehind *behind = (BitonicRunBehind *) arg;
+
+	if (BitonicRunBehindWriting(behind))
+		BitonicRunBehindStop(behind);
+}
+
+/*
+ * Write the run just started, all its rows, behind the input: the runs'
+ * thread writes them while the caller reads the next run's rows.  Their
+ * memory, rows_cxt (the rows, and the order behind rows->row), goes under
+ * the runs' context until BitonicRunsFinishBehind, so that an ERROR stops
+ * the thread before the rows or its descriptor go.  False, with nothing
+ * written, where the runs are not written so (BitonicRunsBegin), or no
+ * thread or descriptor is to be had: the caller writes the rows itself.
+ */
+bool
+BitonicRunsPutRowsBehind(BitonicRuns *runs, const BitonicRunRows *rows, MemoryContext rows_cxt)
+{
+	BitonicRunEndsTarget target;
+	MemoryContextCallback *guard;
+	int			f = runs->writing_file;
+
+	Assert(f >= 0 && runs->writer.offset == runs->writer.start && runs->behind_cxt == NULL);
+	if (runs->behind == NULL || rows->nrows == 0 || rows->nrows >= UINT32_MAX ||
+		dup_fd(runs, f) < 0 || !BitonicRunBehindReady(runs->behind))
+		return false;
+	memset(&target, 0, sizeof(target));
+	target.file = runs->files[f].file;
+	target.fd = runs->files[f].fd;
+	target.start = runs->writer.start;
+	target.bytes = (off_t) (rows->row_bytes + rows->nrows * BITONIC_RECORD_KEY_BYTES);
+	target.buf_size = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, runs->writer.size);
+	target.bufs[0] = runs->writer.buf;
+	target.tupdescs[0] = runs->end_tupdescs[0];
+	target.ms = runs->ms;
+	target.attno = runs->attnos[0];
+	target.threads = 1;
+	/* temp_file_limit's ERROR comes here, before the thread has the rows */
+	BitonicRunWriterReserve(&runs->writer, target.bytes);
+	MemoryContextSetParent(rows_cxt, runs->cxt);
+	guard = MemoryContextAlloc(rows_cxt, sizeof(MemoryContextCallback));
+	guard->func = stop_behind;
+	guard->arg = runs->behind;
+	MemoryContextRegisterResetCallback(rows_cxt, guard);
+	runs->behind_cxt = rows_cxt;
+	runs->behind_bytes = target.bytes;
+	BitonicRunBehindStart(runs->behind, &target, rows);
+	return true;
+}
+
+/*
+ * Wait for the run being written behind, if any (ERROR where a write
+ * failed), end it (BitonicRunsEndRun), and give its rows' context back,
+ * emptied, under parent; NULL where no run is behind.
+ */
+MemoryContext
+BitonicRunsFinishBehind(BitonicRuns *runs, MemoryContext parent)
+{
+	MemoryContext cxt = runs->behind_cxt;
+
+	if (cxt == NULL)
+		return NULL;
+	BitonicRunBehindFinish(runs->behind);
+	MemoryContextReset(cxt);
+	MemoryContextSetParent(cxt, parent);
+	runs->behind_cxt = NULL;
+	BitonicRunWriterWritten(&runs->writer, runs->behind_bytes);
+	runs->behind_runs++;
+	BitonicRunsEndRun(runs);
+	return cxt;
 }
 
 /*
@@ -870,7 +1027,7 @@ BitonicRunsRestore(BitonicRuns *runs)
 size_t
 BitonicRunsBytes(BitonicRuns *runs)
 {
-	return MemoryContextMemAllocated(runs->cxt, true);
+	return runs_bytes(runs);
 }
 
 /* Free the runs: their slots, tuplestore, temporary files and memory. */

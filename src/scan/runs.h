@@ -75,6 +75,9 @@ typedef struct BitonicRuns
 	BitonicRunDisk disk;		/* bytes of the runs' files */
 	bool		both_ends;		/* runs may be written from both ends at once (run_ends.c) */
 	TupleDesc	end_tupdescs[2];	/* the rows' descriptor for each end */
+	BitonicRunBehind *behind;	/* writes runs behind the input, or NULL where it may not */
+	MemoryContext behind_cxt;	/* the rows of the run written behind, under cxt; or NULL */
+	off_t		behind_bytes;	/* that run's bytes */
 
 	size_t		buffer_size;	/* read buffer of each run in a merge */
 	int			order;			/* most runs merged at once */
@@ -97,12 +100,19 @@ typedef struct BitonicRuns
 	/* for EXPLAIN ANALYZE */
 	int			initial_runs;	/* runs written from memory */
 	int			both_ends_runs; /* of those, runs written from both ends */
+	int			behind_runs;	/* of those, runs written behind the input */
 	int			passes;			/* most merges a row goes through, the final one included */
 	size_t		peak_bytes;		/* memory of cxt, at most */
 } BitonicRuns;
 
 extern bool BitonicRunsBothEnds(const BitonicRuns *runs, size_t row_bytes);
 extern bool BitonicRunsPutRows(BitonicRuns *runs, const BitonicRunRows *rows);
+extern bool BitonicRunsPutRowsBehind(BitonicRuns *runs, const BitonicRunRows *rows,
+									 MemoryContext rows_cxt);
+extern MemoryContext BitonicRunsFinishBehind(BitonicRuns *runs, MemoryContext parent);
+extern bool BitonicRunsWriteBehind(BitonicRuns *runs, size_t mem_limit, double expected_bytes,
+								   double row_bytes);
+extern bool BitonicRunsNextEndMerges(const BitonicRuns *runs);
 extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 const AttrNumber *attnos, TupleDesc tupdesc,
 									 size_t mem_limit, double expected_bytes,

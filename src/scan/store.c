@@ -118,6 +118,21 @@ BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt)
 	store->pages = BITONIC_PAGES_HUGE;
 }
 
+/*
+ * Leave the rows where they are, in their context, to a copy of the store
+ * the caller keeps to read them (a run written behind), and start empty
+ * in cxt; the prefaulter stops first, its context and callback, which
+ * point at this store, go.
+ */
+void
+BitonicStoreHandOver(BitonicTupleStore *store, MemoryContext cxt)
+{
+	BitonicStoreFinish(store);
+	if (store->prefaulter_cxt != NULL)
+		MemoryContextDelete(store->prefaulter_cxt);
+	BitonicStoreInit(store, cxt);
+}
+
 /* Forget every row; call after cxt has been reset (the memory is gone). */
 void
 BitonicStoreForget(BitonicTupleStore *store)

@@ -123,6 +123,7 @@ extern void BitonicStoreInit(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStoreForget(BitonicTupleStore *store);
 extern size_t BitonicStoreRows(const BitonicTupleStore *store, size_t *row_bytes);
 extern void BitonicStoreFinish(BitonicTupleStore *store);
+extern void BitonicStoreHandOver(BitonicTupleStore *store, MemoryContext cxt);
 extern void BitonicStorePrefault(BitonicTupleStore *store, void *start, size_t len);
 extern void BitonicStoreReserve(BitonicTupleStore *store, size_t bytes);
 extern void BitonicStoreOpenStreams(BitonicTupleStore *store, uint32 nstreams);
