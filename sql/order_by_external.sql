@@ -174,9 +174,9 @@ END $$;
 --   runs of fewer rows or (by default) under 24 MB;
 -- - behind the input: from the second run on, a thread of the node's
 --   writes each run while the node reads the next, each run in half the
---   memory; where the key allows as above, two threads are allowed and
---   work_mem is 1MB or more (the first run written in place, from both
---   ends here);
+--   memory; where the key allows as above or is text in "C" that needs
+--   no detoast, two threads are allowed and work_mem is 1MB or more (the
+--   first run written in place, from both ends here);
 -- - else the backend alone (the first run, at 64kB, text, one thread).
 -- The same rows and order every way (checked above, and below).
 -- ext_writers(q, setting, value): q's runs with a setting changed for it
@@ -199,6 +199,11 @@ BEGIN
   from_both_ends := (p ->> 'Runs From Both Ends')::int;
   behind := (p ->> 'Runs Written Behind')::int;
 END $$;
+-- text in "C" compressed in the table: its key needs a detoast, which
+-- only the backend may do, so its runs are written in place
+CREATE TABLE ext_packed AS
+  SELECT i AS id, repeat(md5((i * 7919 % 5003)::text), 100) AS t FROM generate_series(1, 20000) i;
+ANALYZE ext_packed;
 SET work_mem = '1MB';
 SELECT label, w.runs > 1 AS several_runs, w.from_both_ends > 0 AS from_both_ends,
        w.behind > 0 AS behind, w.behind = w.runs - 2 AS first_and_last_in_place
@@ -206,11 +211,15 @@ FROM (VALUES
   ('int8', 'SELECT * FROM ext ORDER BY i8, id', NULL, NULL),
   ('float8 desc', 'SELECT * FROM ext ORDER BY f8 DESC NULLS FIRST, id DESC', NULL, NULL),
   ('text C', 'SELECT * FROM ext ORDER BY t COLLATE "C", id', NULL, NULL),
+  ('text C, compressed', 'SELECT * FROM ext_packed ORDER BY t COLLATE "C", id', NULL, NULL),
   ('one thread', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.cpu_threads', '1'),
   ('not behind', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.write_runs_behind', 'off'),
   ('runs under 24 MB', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.both_ends_run_size', '24MB'),
   ('64kB', 'SELECT * FROM ext ORDER BY i8, id', 'work_mem', '64kB')) v(label, q, setting, value),
   LATERAL ext_writers(v.q, v.setting, v.value) w;
+SELECT * FROM ext_check('SELECT * FROM ext_packed ORDER BY t COLLATE "C", id', NULL, '1MB')
+  AS compressed_text_in_place;
+DROP TABLE ext_packed;
 -- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
 -- every 1000 rows, computed above the scan so that nothing is compressed)
 -- are written in pieces where they go, at either end; and a first sort

@@ -171,6 +171,14 @@ extern void BitonicValuesFromPairs64(Oid typid, const bs_pair64 *pairs, size_t n
 									 bool descending, char *dst);
 extern bool BitonicIsTextOrder(Oid typid, Oid sortop);
 extern uint64 BitonicTextPrefixKey(Datum value);
+extern uint64 BitonicTextPrefixKeyPlain(const struct varlena *text);
+
+/* Whether a text value is compressed or stored apart: reading it takes a detoast. */
+static inline bool
+BitonicTextNeedsDetoast(const void *text)
+{
+	return VARATT_IS_COMPRESSED(text) || VARATT_IS_EXTERNAL(text);
+}
 
 /* One datum's ascending key. */
 typedef uint64 (*BitonicKeyFn) (Datum value);
@@ -251,6 +259,8 @@ typedef struct BitonicMultiSort
 	BitonicRegion *pairs_region;	/* the pairs' allocation (16-byte aligned) */
 	size_t		npairs;
 	size_t		text_bytes;		/* CONSTANT, libc text: what the strings' copies will take */
+	size_t		text_keyed;		/* text_prefix: keys of this run computed by AddBatch */
+	size_t		text_extended;	/* and of those, of values compressed or stored apart */
 	size_t		pairs_cap;
 	uint32	   *nulls;			/* items whose first column is NULL, in order */
 	size_t		nnulls;
@@ -314,6 +324,7 @@ extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 								   void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
 extern void BitonicMultiSortMoveTo(BitonicMultiSort *ms, MemoryContext cxt);
+extern bool BitonicMultiSortKeysPure(const BitonicMultiSort *ms);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
 extern bool BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 								size_t text_bytes, BitonicFetchFn fetch, void *arg,

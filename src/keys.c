@@ -362,11 +362,24 @@ BitonicTextPrefixKey(Datum value)
 {
 	struct varlena *stored = (struct varlena *) DatumGetPointer(value);
 	struct varlena *text = pg_detoast_datum_packed(stored);
+	uint64		prefix = BitonicTextPrefixKeyPlain(text);
+
+	if (text != stored)
+		pfree(text);
+	return prefix;
+}
+
+/*
+ * BitonicTextPrefixKey of a value that needs no detoast (neither
+ * compressed nor stored apart): pure arithmetic, for any thread.
+ */
+uint64
+BitonicTextPrefixKeyPlain(const struct varlena *text)
+{
 	size_t		len = VARSIZE_ANY_EXHDR(text);
 	uint64		prefix = 0;
 
+	Assert(!BitonicTextNeedsDetoast(text));
 	memcpy(&prefix, VARDATA_ANY(text), Min(len, sizeof(prefix)));
-	if (text != stored)
-		pfree(text);
 	return pg_bswap64(prefix);
 }

@@ -343,6 +343,29 @@ BitonicMultiSortPutKeyed(BitonicMultiSort *ms, const uint32 *items, const uint64
 }
 
 /*
+ * Whether any thread may compute the first sort column's key of every item
+ * added since the last reset (before the sort, which forgets them): pure
+ * arithmetic, or none to compute, or text in byte order of which every
+ * value was keyed by BitonicMultiSortAddBatch, which counts them, and none
+ * needs a detoast (PostgreSQL's).
+ */
+bool
+BitonicMultiSortKeysPure(const BitonicMultiSort *ms)
+{
+	if (ms->text_prefix)
+		return ms->text_extended == 0 && ms->text_keyed == ms->npairs + ms->nnulls;
+	return ms->key_of == NULL || BitonicKeyKindExact(ms->kind);
+}
+
+/* A text_prefix key, counting the values a thread could not key (text_extended). */
+static inline uint64
+text_prefix_key(BitonicMultiSort *ms, Datum value)
+{
+	ms->text_extended += BitonicTextNeedsDetoast(DatumGetPointer(value)) ? 1 : 0;
+	return BitonicTextPrefixKey(value);
+}
+
+/*
  * Add n items (numbers increasing across calls) with their first-column
  * values: the keys of a batch are computed column-wise, one type dispatch
  * per batch.
@@ -369,8 +392,9 @@ BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 			case BITONIC_KIND_ABBREV:
 				for (size_t i = 0; i < len; i++)
 					keys[i] = isnull[done + i] ? 0 :
-						ms->text_prefix ? BitonicTextPrefixKey(values[done + i]) :
+						ms->text_prefix ? text_prefix_key(ms, values[done + i]) :
 						abbrev_key(ms, values[done + i]);
+				ms->text_keyed += ms->text_prefix ? len : 0;
 				break;
 			case BITONIC_KIND_CONSTANT:
 				memset(keys, 0, len * sizeof(uint64));
@@ -470,6 +494,8 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 	ms->npairs = 0;
 	ms->nnulls = 0;
 	ms->text_bytes = 0;
+	ms->text_keyed = 0;
+	ms->text_extended = 0;
 	if (!release)
 		return;
 	if (ms->pairs_region)

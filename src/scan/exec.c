@@ -503,7 +503,8 @@ finish_run_behind(BitonicScanState *state)
  * as the next run while the node reads on: the rows, the pairs and the
  * order stay in their context, which goes to the runs until the run is
  * written, and the node goes on in an empty one.  Written here, as
- * write_run does, where the runs cannot take them.
+ * write_run does, where the runs cannot take them, and the runs after
+ * are written in place.
  */
 static void
 write_run_behind(BitonicScanState *state)
@@ -512,6 +513,13 @@ write_run_behind(BitonicScanState *state)
 	MemoryContext cxt = state->cxt;
 	MemoryContext parent = MemoryContextGetParent(cxt);
 
+	/* text that needs a detoast: this run and the next are written in place */
+	if (!BitonicMultiSortKeysPure(&state->ms))
+	{
+		state->behind_room = 0;
+		write_run(state);
+		return;
+	}
 	sort_held(state);
 	state->order_ready = BitonicMultiSortReady(&state->ms, state->ntuples);
 	BitonicRunsStartRun(state->runs);
@@ -524,6 +532,8 @@ write_run_behind(BitonicScanState *state)
 	Assert(state->ingest == NULL);
 	if (!BitonicRunsPutRowsBehind(state->runs, &rows, cxt))
 	{
+		/* the next runs take all the memory again (text that needs a detoast, no thread) */
+		state->behind_room = 0;
 		put_run_rows_in_order(state);
 		forget_rows(state);
 		BitonicRunsEndRun(state->runs);

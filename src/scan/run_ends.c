@@ -163,6 +163,20 @@ put_record(RunEnds *job, RunEnd *end, uint64 key, bool isnull, MinimalTuple tupl
 	end->offset = end->back ? at : at + (off_t) bytes;
 }
 
+/*
+ * The key of a row's first sort column: pure arithmetic, or the prefix of
+ * text in byte order, which the caller has seen is neither compressed nor
+ * stored apart in any row (run_file.h's BitonicRunRecordKey).
+ */
+static inline uint64
+row_key(const BitonicMultiSort *ms, Datum value, bool isnull)
+{
+	if (!isnull && ms->text_prefix)
+		return BitonicTextPrefixKeyPlain((const struct varlena *) DatumGetPointer(value)) ^
+			ms->key_flip;
+	return BitonicRunRecordKey(ms, value, isnull);
+}
+
 /* Add the row to the end's records, with its first sort column's key (or NULL). */
 static void
 put_row(RunEnds *job, RunEnd *end, MinimalTuple tuple)
@@ -170,7 +184,7 @@ put_row(RunEnds *job, RunEnd *end, MinimalTuple tuple)
 	bool		isnull;
 	Datum		value = BitonicStoredAttr(tuple, job->target->attno, end->tupdesc, &isnull);
 
-	put_record(job, end, BitonicRunRecordKey(job->target->ms, value, isnull), isnull, tuple);
+	put_record(job, end, row_key(job->target->ms, value, isnull), isnull, tuple);
 }
 
 /*

@@ -205,10 +205,14 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	 * a thread may compute (exact keys, pure arithmetic, or none), and
 	 * memory for runs of bitonic_sort.both_ends_run_size
 	 */
-	if (bitonic_sort_cpu_threads > 1 && (ms->key_of == NULL || runs->key_exact))
+	if (bitonic_sort_cpu_threads > 1 && (ms->key_of == NULL || runs->key_exact || ms->text_prefix))
 	{
-		runs->both_ends = mem_limit >= both_ends_min_bytes();
-		/* and runs written behind the input, by a thread of their own */
+		runs->both_ends = mem_limit >= both_ends_min_bytes() && !ms->text_prefix;
+		/*
+		 * and runs written behind the input, by a thread of their own (text
+		 * in byte order too, runs whose values need no detoast: its key is
+		 * then their first bytes)
+		 */
 		if (bitonic_sort_write_runs_behind && mem_limit >= RUNS_BEHIND_MIN_MEMORY)
 			runs->behind = BitonicRunBehindCreate(cxt);
 		for (int i = 0; i < 2; i++)
@@ -501,7 +505,8 @@ stop_behind(void *arg)
 
 /*
  * Write the run just started, all its rows, behind the input: the runs'
- * thread writes them while the caller reads the next run's rows.  Their
+ * thread writes them while the caller reads the next run's rows (whose
+ * first sort column the thread can key: BitonicMultiSortKeysPure).  Their
  * memory, rows_cxt (the rows, and the order behind rows->row), goes under
  * the runs' context until BitonicRunsFinishBehind, so that an ERROR stops
  * the thread before the rows or its descriptor go.  False, with nothing
