@@ -215,7 +215,7 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 		 */
 		if (bitonic_sort_write_runs_behind && mem_limit >= RUNS_BEHIND_MIN_MEMORY)
 			runs->behind = BitonicRunBehindCreate(cxt);
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 2 && (runs->both_ends || runs->behind != NULL); i++)
 			runs->end_tupdescs[i] = CreateTupleDescCopyConstr(tupdesc);
 	}
 	(void) plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_ROWS_SHARE);
