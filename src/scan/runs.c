@@ -1039,7 +1039,8 @@ BitonicRunsBytes(BitonicRuns *runs)
 void
 BitonicRunsEnd(BitonicRuns *runs)
 {
-	/* no read may go on into buffers or files about to go */
+	/* no read or write may go on into buffers or files about to go */
+	BitonicRunBehindStop(runs->behind);
 	bs_read_ahead_stop(&runs->ahead);
 	if (runs->readers != NULL)
 	{
