@@ -440,6 +440,15 @@ put_run_rows_in_order(BitonicScanState *state)
 	}
 }
 
+/* The run just written in place ends: its rows' memory goes to the next. */
+static void
+end_run_in_place(BitonicScanState *state)
+{
+	forget_rows(state);
+	BitonicRunsEndRun(state->runs);
+	count_runs_bytes(state);
+}
+
 /*
  * Sort the rows held with the in-memory sorter, write them out in order as
  * the next run, and free their memory for the run after it.
@@ -451,9 +460,7 @@ write_run(BitonicScanState *state)
 	BitonicRunsStartRun(state->runs);
 	if (!put_run_rows(state))
 		put_run_rows_in_order(state);
-	forget_rows(state);
-	BitonicRunsEndRun(state->runs);
-	count_runs_bytes(state);
+	end_run_in_place(state);
 }
 
 /* The row at a place of the run being written behind (on its thread: runs.c). */
@@ -532,12 +539,10 @@ write_run_behind(BitonicScanState *state)
 	Assert(state->ingest == NULL);
 	if (!BitonicRunsPutRowsBehind(state->runs, &rows, cxt))
 	{
-		/* the next runs take all the memory again (text that needs a detoast, no thread) */
+		/* no thread or descriptor: the next runs take all the memory again */
 		state->behind_room = 0;
 		put_run_rows_in_order(state);
-		forget_rows(state);
-		BitonicRunsEndRun(state->runs);
-		count_runs_bytes(state);
+		end_run_in_place(state);
 		return;
 	}
 	state->cxt = take_spare_cxt(state, parent);
@@ -558,7 +563,7 @@ start_writing_behind(BitonicScanState *state)
 	PlanState  *child = linitial(state->css.custom_ps);
 	double		row_bytes = ROW_BYTES_ESTIMATE(child->plan->plan_width);
 
-	if (state->values != NULL || state->behind_room > 0 ||
+	if (state->values != NULL ||
 		!BitonicRunsWriteBehind(state->runs, (size_t) work_mem * 1024,
 								BitonicScanInputRows(state) * row_bytes, row_bytes))
 		return;

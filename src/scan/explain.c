@@ -88,8 +88,9 @@ show_sort_keys(BitonicScanState *state, List *ancestors, ExplainState *es)
 /*
  * Whether the rows outgrew work_mem, and then how the external sort went:
  * runs written (and of those, the runs written from both ends at once by
- * two threads, and those a thread wrote while the node read on), the most merges a row went through, runs merged at once,
- * and the temporary file space of the runs (as the native Sort's Disk).
+ * two threads, and those a thread wrote while the node read on), the most
+ * merges a row went through, runs merged at once, and the temporary file
+ * space of the runs (as the native Sort's Disk).
  */
 static void
 show_external(BitonicScanState *state, ExplainState *es)

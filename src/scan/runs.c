@@ -108,12 +108,12 @@ write_buffer_size(size_t mem_limit)
  * Choose the runs' read buffer and the merge order: a buffer that lets the
  * runs the planner's estimate comes to be merged at once, within the
  * memory the merge has besides the write buffer, from one block to
- * RUNS_MAX_BUFFER.  A run's rows take run_share of mem_limit (0.6, half
- * that for runs written behind).  Returns the runs expected.
+ * RUNS_MAX_BUFFER.  A run's rows take run_share of mem_limit (0.6, less
+ * for runs written behind).  Returns the runs expected.
  */
 static double
-plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes,
-		   double run_share)
+plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes,
+		   double run_share, size_t *buffer_size, int *order)
 {
 	size_t		fixed = RUNS_FIXED_BYTES + runs->writer.size +
 		(runs->random_access ? RUNS_MERGED_KB * 1024 : 0);
@@ -124,9 +124,9 @@ plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double ro
 	size_t		buffer = share > per_reader ? (size_t) share - per_reader : 0;
 
 	buffer = TYPEALIGN_DOWN(BLCKSZ, Min(buffer, RUNS_MAX_BUFFER));
-	runs->buffer_size = Max(buffer, BLCKSZ);
-	runs->order = (int) Min(budget / (runs->buffer_size + per_reader), RUNS_MAX_ORDER);
-	runs->order = Max(runs->order, 2);
+	*buffer_size = Max(buffer, BLCKSZ);
+	*order = (int) Min(budget / (*buffer_size + per_reader), RUNS_MAX_ORDER);
+	*order = Max(*order, 2);
 	return expected_runs;
 }
 
@@ -140,17 +140,20 @@ plan_merge(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double ro
 bool
 BitonicRunsWriteBehind(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes)
 {
-	size_t		buffer_size = runs->buffer_size;
-	int			order = runs->order;
+	size_t		buffer_size;
+	int			order;
+	double		expected_runs;
 
 	Assert(runs->nruns <= 1);
 	if (runs->behind == NULL)
 		return false;
-	if (plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_BEHIND_ROWS_SHARE) <= runs->order)
-		return true;
+	expected_runs = plan_merge(runs, mem_limit, expected_bytes, row_bytes,
+							   RUNS_BEHIND_ROWS_SHARE, &buffer_size, &order);
+	if (expected_runs > order)
+		return false;
 	runs->buffer_size = buffer_size;
 	runs->order = order;
-	return false;
+	return true;
 }
 
 /*
@@ -218,7 +221,8 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 		for (int i = 0; i < 2 && (runs->both_ends || runs->behind != NULL); i++)
 			runs->end_tupdescs[i] = CreateTupleDescCopyConstr(tupdesc);
 	}
-	(void) plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_ROWS_SHARE);
+	(void) plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_ROWS_SHARE,
+					  &runs->buffer_size, &runs->order);
 	runs->runs_cap = 16;
 	runs->runs = palloc(sizeof(BitonicRun) * runs->runs_cap);
 	runs->files_cap = 4;
@@ -454,6 +458,33 @@ BitonicRunsBothEnds(const BitonicRuns *runs, size_t row_bytes)
 }
 
 /*
+ * Where threads write the rows of the run just started, in file f, by
+ * `ends` ends (1 or 2) that share the writer's buffer (no memory more than
+ * a run written by the backend); the run's bytes are reserved in the file
+ * first, where temp_file_limit gives its ERROR before any row is written.
+ */
+static void
+reserve_target(BitonicRuns *runs, int f, const BitonicRunRows *rows, int ends,
+			   BitonicRunEndsTarget *target)
+{
+	memset(target, 0, sizeof(BitonicRunEndsTarget));
+	target->file = runs->files[f].file;
+	target->fd = runs->files[f].fd;
+	target->start = runs->writer.start;
+	target->bytes = (off_t) (rows->row_bytes + rows->nrows * BITONIC_RECORD_KEY_BYTES);
+	target->buf_size = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, runs->writer.size / ends);
+	for (int i = 0; i < ends; i++)
+	{
+		target->bufs[i] = runs->writer.buf + i * target->buf_size;
+		target->tupdescs[i] = runs->end_tupdescs[i];
+	}
+	target->ms = runs->ms;
+	target->attno = runs->attnos[0];
+	target->threads = ends == 1 ? 1 : bitonic_sort_cpu_threads;
+	BitonicRunWriterReserve(&runs->writer, target->bytes);
+}
+
+/*
  * Write the run just started, all its rows, from both ends at once
  * (run_ends.c): where the keys allow it (BitonicRunsBegin), the run is
  * large enough to pay for a second thread, and a descriptor is left for
@@ -470,20 +501,7 @@ BitonicRunsPutRows(BitonicRuns *runs, const BitonicRunRows *rows)
 	if (!BitonicRunsBothEnds(runs, rows->row_bytes) || rows->nrows < BITONIC_RUN_ENDS_MIN_ROWS ||
 		rows->nrows >= UINT32_MAX || dup_fd(runs, f) < 0)
 		return false;
-	target.file = runs->files[f].file;
-	target.fd = runs->files[f].fd;
-	target.start = runs->writer.start;
-	target.bytes = (off_t) (rows->row_bytes + rows->nrows * BITONIC_RECORD_KEY_BYTES);
-	/* each end takes half the writer's buffer: no memory more than a run written by one */
-	target.buf_size = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, runs->writer.size / 2);
-	target.bufs[0] = runs->writer.buf;
-	target.bufs[1] = runs->writer.buf + target.buf_size;
-	target.tupdescs[0] = runs->end_tupdescs[0];
-	target.tupdescs[1] = runs->end_tupdescs[1];
-	target.ms = runs->ms;
-	target.attno = runs->attnos[0];
-	target.threads = bitonic_sort_cpu_threads;
-	BitonicRunWriterReserve(&runs->writer, target.bytes);
+	reserve_target(runs, f, rows, 2, &target);
 	BitonicRunEndsWrite(&target, rows);
 	BitonicRunWriterWritten(&runs->writer, target.bytes);
 	runs->both_ends_runs++;
@@ -524,19 +542,8 @@ BitonicRunsPutRowsBehind(BitonicRuns *runs, const BitonicRunRows *rows, MemoryCo
 	if (runs->behind == NULL || rows->nrows == 0 || rows->nrows >= UINT32_MAX ||
 		dup_fd(runs, f) < 0 || !BitonicRunBehindReady(runs->behind))
 		return false;
-	memset(&target, 0, sizeof(target));
-	target.file = runs->files[f].file;
-	target.fd = runs->files[f].fd;
-	target.start = runs->writer.start;
-	target.bytes = (off_t) (rows->row_bytes + rows->nrows * BITONIC_RECORD_KEY_BYTES);
-	target.buf_size = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, runs->writer.size);
-	target.bufs[0] = runs->writer.buf;
-	target.tupdescs[0] = runs->end_tupdescs[0];
-	target.ms = runs->ms;
-	target.attno = runs->attnos[0];
-	target.threads = 1;
 	/* temp_file_limit's ERROR comes here, before the thread has the rows */
-	BitonicRunWriterReserve(&runs->writer, target.bytes);
+	reserve_target(runs, f, rows, 1, &target);
 	MemoryContextSetParent(rows_cxt, runs->cxt);
 	guard = MemoryContextAlloc(rows_cxt, sizeof(MemoryContextCallback));
 	guard->func = stop_behind;
