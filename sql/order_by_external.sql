@@ -384,6 +384,19 @@ FROM (VALUES ('SELECT * FROM ext_misled WHERE (i % 7) < 10 ORDER BY f, i', '16MB
              ('SELECT a FROM ext_misled WHERE (i % 7) < 10 ORDER BY a', '1MB')) v(q, mem),
      LATERAL ext_check(q, NULL, mem) c;
 RESET bitonic_sort.keep_memory;
+-- runs written behind where the planner expects a third of the rows: more
+-- runs come than one merge takes, so levels merge while rows come in; a
+-- run whose end merges is written in place (besides the first and the
+-- last), its memory freed before the merge's; the rows the same, Peak
+-- Memory within work_mem plus 512 kB
+SET work_mem = '1MB';
+SELECT (p ->> 'Runs Written Behind')::int > 0 AS behind,
+       (p ->> 'Merge Passes')::int > 1 AS several_passes,
+       (p ->> 'Runs')::int - (p ->> 'Runs Written Behind')::int > 2 AS merging_runs_in_place,
+       ext_peak_within(v.q, '1MB') AS within_work_mem, c.*
+FROM (VALUES ('SELECT * FROM ext_misled WHERE (i % 7) < 10 ORDER BY f, i')) v(q),
+     LATERAL ext_plan(v.q) p, LATERAL ext_check(v.q, NULL, '1MB') c;
+RESET work_mem;
 
 -- many runs at 64kB: runs merged by level as they come, more than one
 -- merge pass, as many runs at once as work_mem has buffers for; Disk as
