@@ -52,7 +52,8 @@ CREATE TEMP TABLE ext_native (q text PRIMARY KEY, digest text);
 -- rows in the native Sort's order (the query's keys end in id, or the
 -- native query given breaks ties by id: ties keep the input order)
 CREATE FUNCTION ext_check(q text, native_q text DEFAULT NULL, mem text DEFAULT NULL,
-  behind boolean DEFAULT true, OUT node boolean, OUT external boolean, OUT same boolean)
+  behind boolean DEFAULT true, map text DEFAULT 'auto',
+  OUT node boolean, OUT external boolean, OUT same boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   plan json;
@@ -63,6 +64,7 @@ BEGIN
     PERFORM set_config('work_mem', mem, true);
   END IF;
   PERFORM set_config('bitonic_sort.write_runs_behind', behind::text, true);
+  PERFORM set_config('bitonic_sort.map_runs', map, true);
   PERFORM set_config('enable_sort', 'off', true);
   PERFORM set_config('enable_hashagg', 'off', true);
   EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
@@ -107,24 +109,27 @@ SELECT 'text ICU', 'SELECT * FROM ext ORDER BY t COLLATE "und-x-icu", id', NULL
 FROM pg_collation WHERE collname = 'und-x-icu';
 
 -- (at 1MB the runs after the first are written behind the input where the
--- key allows; at 4MB every run from both ends)
+-- key allows, and the merges read them mapped; at 4MB every run from both
+-- ends, read through buffers, as at 64kB)
 CREATE TEMP TABLE ext_results AS
 SELECT w.work_mem, q.label, c.*
 FROM (VALUES ('64kB'), ('1MB'), ('4MB')) w(work_mem), ext_queries q,
-     LATERAL ext_check(q.q, q.native_q, w.work_mem, w.work_mem <> '4MB') c;
+     LATERAL ext_check(q.q, q.native_q, w.work_mem, w.work_mem <> '4MB',
+                       CASE w.work_mem WHEN '1MB' THEN 'on' ELSE 'auto' END) c;
 -- the failures, if any, then the count of checks
 SELECT * FROM ext_results WHERE NOT (node AND external AND same);
 SELECT count(*) AS checks, bool_and(node AND external AND same) AS all_external_and_same FROM ext_results;
 
 -- records longer than a read chunk's head room, and longer than a chunk
 -- (up to 6 kB, computed above the scan so that nothing is compressed):
--- gathered in a buffer of their own, the rest of a record read there
+-- gathered in a buffer of their own, the rest of a record read there; and
+-- the same records read mapped, across pages
 CREATE TABLE ext_wide AS
   SELECT i AS id, (i * 7919) % 1013 AS k, (i * 31) % 40 AS n FROM generate_series(1, 3000) i;
-SELECT w.work_mem, c.*
-FROM (VALUES ('64kB'), ('1MB')) w(work_mem),
+SELECT w.work_mem, w.map, c.*
+FROM (VALUES ('64kB', 'auto'), ('1MB', 'off'), ('1MB', 'on')) w(work_mem, map),
      LATERAL ext_check('SELECT k, id, repeat(md5(id::text), n * 5) AS w FROM ext_wide ORDER BY k, id',
-                       NULL, w.work_mem) c;
+                       NULL, w.work_mem, true, w.map) c;
 -- keys at the ends of their range beside NULLs and runs that have ended:
 -- the merge's loser tree gives a NULL first key 0 and a NULL last or an
 -- ended run all ones, and orders them apart from equal keys by their class
@@ -133,11 +138,11 @@ CREATE TABLE ext_edge AS
     WHEN 2 THEN 9223372036854775807 WHEN 3 THEN 0 ELSE (hashint4(i) % 3)::int8 END AS k,
     repeat('e', 50) AS pad
   FROM generate_series(1, 20000) i;
-SELECT w.work_mem, o.dir, c.*
-FROM (VALUES ('64kB'), ('1MB')) w(work_mem),
+SELECT w.work_mem, w.map, o.dir, c.*
+FROM (VALUES ('64kB', 'auto'), ('1MB', 'on')) w(work_mem, map),
      (VALUES ('NULLS FIRST'), ('NULLS LAST'), ('DESC NULLS FIRST'), ('DESC NULLS LAST')) o(dir),
      LATERAL ext_check('SELECT * FROM ext_edge ORDER BY k ' || o.dir,
-                       'SELECT * FROM ext_edge ORDER BY k ' || o.dir || ', id', w.work_mem) c;
+                       'SELECT * FROM ext_edge ORDER BY k ' || o.dir || ', id', w.work_mem, true, w.map) c;
 -- text whose key is 0 (the empty string) beside NULLs first
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY t COLLATE "C" NULLS FIRST',
                         'SELECT * FROM ext ORDER BY t COLLATE "C" NULLS FIRST, id', '64kB') AS text_empty_nulls_first;
@@ -182,7 +187,7 @@ END $$;
 -- ext_writers(q, setting, value): q's runs with a setting changed for it
 -- alone, and of those the runs written from both ends and behind
 CREATE FUNCTION ext_writers(q text, setting text DEFAULT NULL, value text DEFAULT NULL,
-  OUT runs int, OUT from_both_ends int, OUT behind int)
+  OUT runs int, OUT from_both_ends int, OUT behind int, OUT mapped int)
 LANGUAGE plpgsql AS $$
 DECLARE
   p json;
@@ -198,6 +203,7 @@ BEGIN
   runs := (p ->> 'Runs')::int;
   from_both_ends := (p ->> 'Runs From Both Ends')::int;
   behind := (p ->> 'Runs Written Behind')::int;
+  mapped := (p ->> 'Runs Read Mapped')::int;
 END $$;
 -- text in "C" compressed in the table: its key needs a detoast, which
 -- only the backend may do, so its runs are written in place
@@ -220,6 +226,23 @@ FROM (VALUES
 SELECT * FROM ext_check('SELECT * FROM ext_packed ORDER BY t COLLATE "C", id', NULL, '1MB')
   AS compressed_text_in_place;
 DROP TABLE ext_packed;
+-- who reads the runs (bitonic_sort.map_runs): mapped, where they lie in
+-- the page cache, with no read buffers (as many runs merged at once as
+-- fit with buffers of 2 kB, which a run that cannot be mapped takes); by
+-- default (auto) only where more runs are expected than read buffers of
+-- one block or more take, else read into buffers; never below 1MB
+SET bitonic_sort.map_runs = on;
+SELECT label, w.runs > 1 AS several_runs, w.mapped >= w.runs AS all_mapped, w.mapped = 0 AS none_mapped
+FROM (VALUES
+  ('int8', 'SELECT * FROM ext ORDER BY i8, id', NULL, NULL),
+  ('text C', 'SELECT * FROM ext ORDER BY t COLLATE "C", id', NULL, NULL),
+  ('numeric, text', 'SELECT * FROM ext ORDER BY n, t', NULL, NULL),
+  ('keys alone', 'SELECT k FROM ext_keys ORDER BY k', NULL, NULL),
+  ('auto, few runs', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.map_runs', 'auto'),
+  ('off', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.map_runs', 'off'),
+  ('64kB', 'SELECT * FROM ext ORDER BY i8, id', 'work_mem', '64kB')) v(label, q, setting, value),
+  LATERAL ext_writers(v.q, v.setting, v.value) w;
+RESET bitonic_sort.map_runs;
 -- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
 -- every 1000 rows, computed above the scan so that nothing is compressed)
 -- are written in pieces where they go, at either end; and a first sort
@@ -371,6 +394,12 @@ SELECT w AS work_mem, ext_peak_within('SELECT * FROM ext ORDER BY i8, id', w) AS
        ext_peak_within('SELECT * FROM ext ORDER BY n, t', w) AS numeric_text,
        ext_peak_within('SELECT k FROM ext_keys ORDER BY k', w) AS keys_alone
 FROM (VALUES ('64kB'), ('1MB'), ('4MB')) v(w);
+-- and with the runs read mapped (the merges' readers counted, no buffers)
+SET bitonic_sort.map_runs = on;
+SELECT w AS work_mem, ext_peak_within('SELECT * FROM ext ORDER BY i8, id', w) AS int8_mapped,
+       ext_peak_within('SELECT k FROM ext_keys ORDER BY k', w) AS keys_alone_mapped
+FROM (VALUES ('1MB'), ('4MB')) v(w);
+RESET bitonic_sort.map_runs;
 
 -- a sort the planner expects to fit: its first run is sorted as an
 -- in-memory sort would be (rows placed by key range on the worker), the
@@ -515,6 +544,27 @@ SELECT count(*) FROM (SELECT e.*, g FROM ext e, generate_series(1, 40) g ORDER B
 RESET statement_timeout;
 SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY f8, id', NULL) AS after_cancel_behind;
+-- runs read mapped hold their files' space until unmapped: the backend
+-- maps its runs while the final merge is under way (a cursor stopped in
+-- it), and none once the cursor is closed, nor after an error in the merge
+CREATE FUNCTION ext_mapped_runs() RETURNS bigint LANGUAGE sql AS $$
+  SELECT count(*) FROM regexp_split_to_table(pg_read_file('/proc/self/maps'), E'\n') AS line
+  WHERE line LIKE '%pgsql_tmp%' $$;
+SET work_mem = '1MB';
+SET bitonic_sort.map_runs = on;
+BEGIN;
+DECLARE ext_c NO SCROLL CURSOR FOR SELECT * FROM ext ORDER BY i8, id;
+FETCH 1 FROM ext_c;
+SELECT ext_mapped_runs() > 1 AS mapped_while_merging;
+CLOSE ext_c;
+SELECT ext_mapped_runs() AS mapped_after_close;
+DECLARE ext_c NO SCROLL CURSOR FOR SELECT * FROM ext ORDER BY f8, id;
+FETCH 1 FROM ext_c;
+SELECT 1 / 0;
+ROLLBACK;
+SELECT ext_mapped_runs() AS mapped_after_error, count(*) AS temp_files_left FROM pg_ls_tmpdir();
+RESET bitonic_sort.map_runs;
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY f8, id', NULL, '1MB', true, 'on') AS after_error_mapped;
 RESET enable_sort;
 RESET work_mem;
 DROP TABLE ext_queries;

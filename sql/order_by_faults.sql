@@ -84,6 +84,14 @@ SELECT bs_fault_compare('SELECT * FROM bs_fault_rows() ORDER BY k, id') AS after
 -- a fault in the external sort's file I/O: the sort ends in a clean
 -- error naming the temporary file (SQLSTATE and message as a notice),
 -- nothing is left on disk, and the same sort then runs right
+-- bs_fault_explain(q): EXPLAIN ANALYZE of q in JSON, the native Sort disabled
+CREATE FUNCTION bs_fault_explain(q text) RETURNS json LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+  SET LOCAL enable_sort = off;
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN plan;
+END $$;
 CREATE FUNCTION bs_fault_file_io(fault text, both_ends_run_size text DEFAULT '0')
 RETURNS TABLE (temp_files_left bigint, after_fault text)
 LANGUAGE plpgsql AS $f$
@@ -106,8 +114,23 @@ BEGIN
 END $f$;
 SET work_mem = '1MB';
 -- the thread that reads the merge's runs ahead fails its reads (the thread
--- is stopped before its descriptors are closed)
+-- is stopped before its descriptors are closed; runs read into buffers:
+-- by default these many runs at 1MB are read mapped, below)
+SET bitonic_sort.map_runs = off;
 SELECT * FROM bs_fault_file_io('read_ahead');
+RESET bitonic_sort.map_runs;
+-- runs planned to be read mapped (more runs expected than read buffers
+-- of a block take) that cannot be: the merges read them through buffers
+-- of the memory the plan left them (2 kB each at least), read ahead, and
+-- the rows are the same; EXPLAIN counts no run read mapped
+SET bitonic_sort.test_fault = run_map;
+SELECT bs_fault_compare('SELECT * FROM bs_fault ORDER BY k DESC, id') AS runs_not_mapped;
+SELECT (p -> 0 -> 'Plan' ->> 'Runs Read Mapped')::int = 0 AS none_mapped,
+       (p -> 0 -> 'Plan' ->> 'Runs')::int > 1 AS several_runs
+FROM bs_fault_explain('SELECT * FROM bs_fault ORDER BY k') p;
+RESET bitonic_sort.test_fault;
+SELECT (p -> 0 -> 'Plan' ->> 'Runs Read Mapped')::int > 0 AS mapped_without_fault
+FROM bs_fault_explain('SELECT * FROM bs_fault ORDER BY k') p;
 -- a run written from both ends fails its writes (the helper gathers and
 -- writes one end on another thread; the error is raised once both ends
 -- stop)

@@ -40,6 +40,15 @@ extern bool bitonic_sort_heap_read;
 extern int	bitonic_sort_max_threads;
 extern int	bitonic_sort_both_ends_run_size;	/* kB */
 extern bool bitonic_sort_write_runs_behind;
+extern int	bitonic_sort_map_runs;
+
+/* bitonic_sort.map_runs: when an external sort's merges read its runs mapped */
+typedef enum BitonicMapRuns
+{
+	BITONIC_MAP_RUNS_AUTO,		/* where more runs are expected than read buffers take */
+	BITONIC_MAP_RUNS_ON,		/* wherever work_mem allows */
+	BITONIC_MAP_RUNS_OFF
+} BitonicMapRuns;
 extern void BitonicGucInit(void);
 
 /* thread_budget.c */
@@ -62,7 +71,8 @@ typedef enum BitonicTestFault
 	BITONIC_FAULT_PART_SORT,	/* the part sorter's worker fails every part */
 	BITONIC_FAULT_INGEST,		/* an ERROR while the ingest worker places a buffer */
 	BITONIC_FAULT_READ_AHEAD,	/* the external sort's reads ahead fail (EBADF) */
-	BITONIC_FAULT_RUN_WRITE		/* the writes of a run written from both ends fail (EBADF) */
+	BITONIC_FAULT_RUN_WRITE,	/* the writes of a run written from both ends fail (EBADF) */
+	BITONIC_FAULT_RUN_MAP		/* the external sort's runs cannot be mapped */
 } BitonicTestFault;
 extern int	bitonic_sort_test_fault;
 #endif

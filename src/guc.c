@@ -29,12 +29,14 @@ static const struct config_enum_entry test_fault_options[] = {
 	{"ingest", BITONIC_FAULT_INGEST, false},
 	{"read_ahead", BITONIC_FAULT_READ_AHEAD, false},
 	{"run_write", BITONIC_FAULT_RUN_WRITE, false},
+	{"run_map", BITONIC_FAULT_RUN_MAP, false},
 	{NULL, 0, false}
 };
 #endif
 bool		bitonic_sort_enable = true;
 int			bitonic_sort_both_ends_run_size = 24 * 1024;
 bool		bitonic_sort_write_runs_behind = true;
+int			bitonic_sort_map_runs = BITONIC_MAP_RUNS_AUTO;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
 int			bitonic_sort_transparent_huge_pages = BITONIC_THP_AUTO;
@@ -47,6 +49,13 @@ static const struct config_enum_entry device_options[] = {
 	{"auto", BITONIC_DEVICE_AUTO, false},
 	{"cpu", BITONIC_DEVICE_CPU, false},
 	{"gpu", BITONIC_DEVICE_GPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry map_runs_options[] = {
+	{"auto", BITONIC_MAP_RUNS_AUTO, false},
+	{"on", BITONIC_MAP_RUNS_ON, false},
+	{"off", BITONIC_MAP_RUNS_OFF, false},
 	{NULL, 0, false}
 };
 
@@ -200,7 +209,8 @@ BitonicGucInit(void)
 							 "part_sort: the part sorter fails every part; ingest: an error "
 							 "is raised while the ingest worker places a buffer; read_ahead: the "
 							 "external sort's reads ahead of its merge fail; run_write: the "
-							 "writes of a run written from both ends (run_ends.c) fail; none: no fault.",
+							 "writes of a run written from both ends (run_ends.c) fail; run_map: the "
+							 "external sort's runs cannot be mapped; none: no fault.",
 							 &bitonic_sort_test_fault,
 							 BITONIC_FAULT_NONE,
 							 test_fault_options,
@@ -224,6 +234,18 @@ BitonicGucInit(void)
 							 "PostgreSQL's help.",
 							 &bitonic_sort_write_runs_behind,
 							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("bitonic_sort.map_runs",
+							 "Sets when an external sort's merges read its runs where they lie in the page cache.",
+							 "Mapped runs need no read buffers, so more runs are merged at once. auto maps them "
+							 "where more runs are expected than read buffers in work_mem take; on wherever "
+							 "work_mem is 1MB or more; off never.",
+							 &bitonic_sort_map_runs,
+							 BITONIC_MAP_RUNS_AUTO,
+							 map_runs_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

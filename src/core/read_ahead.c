@@ -22,6 +22,21 @@
 /* Spins between two looks at the clock. */
 #define SPINS_PER_CLOCK 64
 
+/* Touch r's memory, a load a cache line, and count it read. */
+static void
+touch(bs_read *r)
+{
+	const volatile char *p = r->dst;
+	char		sum = 0;
+
+	for (size_t i = 0; i < r->len; i += 64)
+		sum += p[i];
+	if (r->len > 0)
+		sum += p[r->len - 1];
+	(void) sum;
+	r->got = (ssize_t) r->len;
+}
+
 /* Read r whole, or to its file's end; got and err tell how. */
 static void
 do_read(bs_read *r)
@@ -29,6 +44,11 @@ do_read(bs_read *r)
 	size_t		done = 0;
 
 	r->err = 0;
+	if (r->fd == BS_READ_TOUCH)
+	{
+		touch(r);
+		return;
+	}
 	while (done < r->len)
 	{
 		ssize_t		n = pread(r->fd, r->dst + done, r->len - done, r->offset + (off_t) done);
@@ -192,12 +212,28 @@ queue_empty(bs_read_ahead *ra, const void *arg)
 	return atomic_load(&ra->taken) == atomic_load(&ra->queued);
 }
 
+/* Put a read in the ring, which has room, and wake the thread once a batch is queued. */
+static void
+enqueue(bs_read_ahead *ra, bs_read *r)
+{
+	unsigned long long queued;
+
+	/*
+	 * the read is set before it is queued: the thread may take it through
+	 * an earlier place in the ring that held r, done by the owner itself
+	 */
+	atomic_store_explicit(&r->state, BS_READ_QUEUED, memory_order_release);
+	queued = atomic_load_explicit(&ra->queued, memory_order_relaxed);
+	ra->ring[queued % BS_READ_AHEAD_RING] = r;
+	atomic_store(&ra->queued, queued + 1);
+	if (queued + 1 - atomic_load(&ra->taken) >= (unsigned long long) ra->batch)
+		wake_thread(ra);
+}
+
 /* Queue a read, or do it now where the thread is not running (see read_ahead.h). */
 void
 bs_read_ahead_submit(bs_read_ahead *ra, bs_read *r)
 {
-	unsigned long long queued;
-
 	if (!ra->running)
 	{
 		do_read(r);
@@ -209,16 +245,17 @@ bs_read_ahead_submit(bs_read_ahead *ra, bs_read *r)
 		wake_thread(ra);
 		sleep_until(ra, ring_has_room, NULL);
 	}
-	/*
-	 * the read is set before it is queued: the thread may take it through
-	 * an earlier place in the ring that held r, done by the owner itself
-	 */
-	atomic_store_explicit(&r->state, BS_READ_QUEUED, memory_order_release);
-	queued = atomic_load_explicit(&ra->queued, memory_order_relaxed);
-	ra->ring[queued % BS_READ_AHEAD_RING] = r;
-	atomic_store(&ra->queued, queued + 1);
-	if (queued + 1 - atomic_load(&ra->taken) >= (unsigned long long) ra->batch)
-		wake_thread(ra);
+	enqueue(ra, r);
+}
+
+/* Queue a read where the thread runs and the ring has room; false (r untouched) where not. */
+bool
+bs_read_ahead_try_submit(bs_read_ahead *ra, bs_read *r)
+{
+	if (!ra->running || !ring_has_room(ra, NULL))
+		return false;
+	enqueue(ra, r);
+	return true;
 }
 
 /* Whether r is done, spinning SPIN_NS at most for it. */

@@ -1011,8 +1011,9 @@ note_runs(BitonicScanState *state)
 	state->runs_written = runs->initial_runs;
 	state->runs_both_ends = runs->both_ends_runs;
 	state->runs_behind = runs->behind_runs;
+	state->runs_mapped = runs->mapped_runs;
 	state->merge_passes = Max(state->merge_passes, (uint32) runs->passes);
-	state->merge_order = Max(state->merge_order, (uint32) Min(runs->order, runs->initial_runs));
+	state->merge_order = Max(state->merge_order, (uint32) Min(runs->plan.order, runs->initial_runs));
 	state->disk_bytes = Max(state->disk_bytes, runs->disk.peak);
 	state->peak_bytes = Max(state->peak_bytes, runs->peak_bytes);
 }

@@ -89,8 +89,9 @@ show_sort_keys(BitonicScanState *state, List *ancestors, ExplainState *es)
  * Whether the rows outgrew work_mem, and then how the external sort went:
  * runs written (and of those, the runs written from both ends at once by
  * two threads, and those a thread wrote while the node read on), the most
- * merges a row went through, runs merged at once, and the temporary file
- * space of the runs (as the native Sort's Disk).
+ * merges a row went through, runs merged at once, the runs the merges read
+ * where they lie in the page cache, and the temporary file space of the
+ * runs (as the native Sort's Disk).
  */
 static void
 show_external(BitonicScanState *state, ExplainState *es)
@@ -104,6 +105,7 @@ show_external(BitonicScanState *state, ExplainState *es)
 	ExplainPropertyInteger("Runs Written Behind", NULL, state->runs_behind, es);
 	ExplainPropertyInteger("Merge Passes", NULL, state->merge_passes, es);
 	ExplainPropertyInteger("Merge Order", NULL, state->merge_order, es);
+	ExplainPropertyInteger("Runs Read Mapped", NULL, state->runs_mapped, es);
 	ExplainPropertyInteger("Disk", "kB", (state->disk_bytes + 1023) / 1024, es);
 }
 

@@ -15,7 +15,10 @@
  * merge itself.  The records are read where they lie (only a record cut by
  * a chunk's end is moved, into the next chunk's head room, or, where it is
  * longer, gathered in a buffer of its own), so a row is copied once on the
- * way out and once on the way in, besides the kernel's copies.
+ * way out and once on the way in, besides the kernel's copies.  Where the
+ * run can be mapped (BitonicRunReaderMap), it is read where it lies in the
+ * kernel's page cache instead: no read, no copy, no buffer of ours, and
+ * its pages are unmapped as the merge passes them.
  *
  * A record is the first sort column's normalized key (8 bytes), then the
  * minimal tuple whole, padded to MAXALIGN: records stay aligned in the file
@@ -29,9 +32,18 @@
 
 #include "bitonic_sort.h"
 
+#include <sys/mman.h>
+
 #include "commands/tablespace.h"
 #include "pgstat.h"
 #include "utils/memutils.h"
+
+/*
+ * Bytes of a mapped run read before its pages are unmapped: the pages stay
+ * in the page cache, but no longer count in the backend's resident memory
+ * (a merge of k runs keeps about k times this mapped).
+ */
+#define RUN_MAP_RELEASE ((size_t) 1024 * 1024)
 
 /* Count bytes of temporary files made (or, negative, deleted). */
 static void
@@ -330,6 +342,7 @@ BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t byt
 		reader->chunks[c].pending = false;
 		atomic_init(&reader->chunks[c].read.state, BS_READ_IDLE);
 	}
+	reader->map = NULL;
 	reader->stitch = NULL;
 	reader->stitch_size = 0;
 	reader->data = reader->chunks[0].mem;	/* empty until the first record */
@@ -349,6 +362,138 @@ BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_fir
 	reader->keys_only = true;
 	reader->nulls_left = nnulls;
 	reader->nulls_first = nulls_first;
+}
+
+/*
+ * Read a written run from its start where it lies in the page cache: map
+ * its bytes (read only, so that no write to them costs memory) through
+ * fd.c's descriptor; false, and the reader untouched, where they cannot be
+ * mapped (BitonicRunReaderOpen then reads them through buffers).  The
+ * mapping outlives fd.c's descriptor, which fd.c may close to make room,
+ * and holds the file's space until BitonicRunReaderUnmap, which the run's
+ * end calls, and the caller where the run is left unread (after
+ * bs_read_ahead_cancel).  Where a thread reads ahead (ahead running), it
+ * touches the run's next touch_bytes as the merge enters the ones before,
+ * so that the merge finds them in the caches and their pages mapped.
+ */
+bool
+BitonicRunReaderMap(BitonicRunReader *reader, File file, off_t start, off_t bytes,
+					bs_read_ahead *ahead, size_t touch_bytes)
+{
+	off_t		page = (off_t) sysconf(_SC_PAGESIZE);
+	off_t		base = start - start % page;
+	size_t		len = (size_t) (start + bytes - base);
+	void	   *map;
+
+	Assert(reader->data == NULL && bytes > 0);
+#ifdef BITONIC_TEST_BUILD
+	if (bitonic_sort_test_fault == BITONIC_FAULT_RUN_MAP)
+		return false;
+#endif
+	/* FileSize opens fd.c's descriptor where fd.c closed it */
+	if (FileSize(file) < start + bytes)
+		return false;
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, FileGetRawDesc(file), base);
+	if (map == MAP_FAILED)
+		return false;
+	memset(reader->chunks, 0, sizeof(reader->chunks));
+	reader->file = file;
+	reader->ahead = ahead != NULL && ahead->running && touch_bytes > 0 ? ahead : NULL;
+	reader->fd = -1;
+	reader->offset = start + bytes;
+	reader->end = start + bytes;
+	reader->head = 0;
+	reader->chunk_bytes = touch_bytes;
+	reader->map = map;
+	reader->map_len = len;
+	reader->touched = (char *) map + (start - base);
+	reader->touch_next = 0;
+	reader->stitch = NULL;
+	reader->stitch_size = 0;
+	reader->data = (char *) map + (start - base);
+	reader->pos = 0;
+	reader->len = (size_t) bytes;
+	reader->next = -1;
+	reader->tuple = NULL;
+	reader->keys_only = false;
+	reader->nulls_left = 0;
+	return true;
+}
+
+/*
+ * Wait for the touches asked for of a mapped run's bytes before `below`
+ * (all of them: NULL), so that none is under way where they are unmapped.
+ */
+static void
+settle_touches(BitonicRunReader *reader, const char *below)
+{
+	for (int c = 0; c < 2 && reader->ahead != NULL; c++)
+	{
+		bs_read    *r = &reader->chunks[c].read;
+
+		if (atomic_load_explicit(&r->state, memory_order_relaxed) != BS_READ_IDLE &&
+			(below == NULL || r->dst < below))
+			bs_read_ahead_wait(reader->ahead, r);
+	}
+}
+
+/*
+ * Ask the thread to touch a mapped run's next touch bytes once the merge
+ * reaches the last ones asked for (`record` on): through the chunk whose
+ * turn it is, where its last touch is done; else those bytes are left to
+ * the merge.
+ */
+static inline void
+touch_ahead(BitonicRunReader *reader, const char *record)
+{
+	char	   *end = reader->data + reader->len;
+	bs_read    *r;
+
+	if (reader->ahead == NULL || reader->touched >= end ||
+		record + reader->chunk_bytes < reader->touched)
+		return;
+	r = &reader->chunks[reader->touch_next].read;
+	if (atomic_load_explicit(&r->state, memory_order_acquire) == BS_READ_DONE)
+		bs_read_ahead_wait(reader->ahead, r);
+	if (atomic_load_explicit(&r->state, memory_order_relaxed) == BS_READ_IDLE)
+	{
+		r->fd = BS_READ_TOUCH;
+		r->dst = reader->touched;
+		r->len = Min(reader->chunk_bytes, (size_t) (end - reader->touched));
+		r->offset = 0;
+		if (bs_read_ahead_try_submit(reader->ahead, r))
+			reader->touch_next = 1 - reader->touch_next;
+	}
+	reader->touched += Min(reader->chunk_bytes, (size_t) (end - reader->touched));
+}
+
+/* Unmap what is left of a mapped run (its end, or the merge's after bs_read_ahead_cancel). */
+void
+BitonicRunReaderUnmap(BitonicRunReader *reader)
+{
+	Assert(reader->map != NULL);
+	settle_touches(reader, NULL);
+	(void) munmap(reader->map, reader->map_len);
+	reader->map = NULL;
+	reader->map_len = 0;
+	reader->data = NULL;
+}
+
+/* Unmap the whole pages of a mapped run before `record`, once they are RUN_MAP_RELEASE. */
+static inline void
+release_read_pages(BitonicRunReader *reader, const char *record)
+{
+	size_t		read = record - reader->map;
+
+	if (read >= RUN_MAP_RELEASE)
+	{
+		size_t		pages = TYPEALIGN_DOWN(sysconf(_SC_PAGESIZE), read);
+
+		settle_touches(reader, reader->map + pages);
+		(void) munmap(reader->map, pages);
+		reader->map += pages;
+		reader->map_len -= pages;
+	}
 }
 
 /*
@@ -449,8 +594,11 @@ close_reader(BitonicRunReader *reader)
 	reader->file = RUN_FILE_NONE;
 	if (reader->slot != NULL)
 		ExecClearTuple(reader->slot);
-	for (int c = 0; c < 2; c++)
-		pfree(reader->chunks[c].mem);
+	if (reader->map != NULL)
+		BitonicRunReaderUnmap(reader);
+	else
+		for (int c = 0; c < 2; c++)
+			pfree(reader->chunks[c].mem);
 	if (reader->stitch != NULL)
 		pfree(reader->stitch);
 	reader->stitch = NULL;
@@ -478,6 +626,11 @@ next_key(BitonicRunReader *reader)
 		return take_null(reader);
 	if (ensure(reader, BITONIC_RECORD_KEY_BYTES))
 	{
+		if (reader->map != NULL)
+		{
+			release_read_pages(reader, reader->data + reader->pos);
+			touch_ahead(reader, reader->data + reader->pos);
+		}
 		memcpy(&reader->key, reader->data + reader->pos, BITONIC_RECORD_KEY_BYTES);
 		reader->isnull = false;
 		reader->pos += BITONIC_RECORD_KEY_BYTES;
@@ -514,6 +667,11 @@ BitonicRunReaderNext(BitonicRunReader *reader)
 	if (t_len < MINIMAL_TUPLE_DATA_OFFSET || !ensure(reader, BitonicRunRecordBytes(t_len)))
 		report_short_read();
 	record = reader->data + reader->pos;
+	if (reader->map != NULL)
+	{
+		release_read_pages(reader, record);
+		touch_ahead(reader, record);
+	}
 	memcpy(&reader->key, record, BITONIC_RECORD_KEY_BYTES);
 	reader->isnull = record[BITONIC_RECORD_NULL_FLAG] != 0;
 	reader->tuple = (MinimalTuple) (record + BITONIC_RECORD_KEY_BYTES);

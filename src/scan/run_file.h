@@ -99,7 +99,8 @@ typedef struct BitonicRunChunk
  * of keys alone holds no rows: its records are keys, and its NULLs (all
  * equal) are a count, handed out before or after the keys.  Its bytes come
  * through two chunks in turn: while the merge reads one, the thread that
- * reads ahead (where there is one) fills the other.
+ * reads ahead (where there is one) fills the other; or, mapped, they are
+ * read where they lie in the kernel's page cache, with no copy.
  */
 typedef struct BitonicRunReader
 {
@@ -115,6 +116,10 @@ typedef struct BitonicRunReader
 	size_t		head;			/* bytes of a chunk's head room */
 	size_t		chunk_bytes;	/* bytes a chunk's read asks for */
 	int			next;			/* the chunk whose read follows data's bytes, or -1 */
+	char	   *map;			/* the run's bytes mapped, from a page's start, or NULL */
+	size_t		map_len;		/* bytes of the mapping left (its read pages unmapped) */
+	char	   *touched;		/* mapped: the end of the bytes asked to be touched */
+	int			touch_next;		/* mapped: the chunk whose read touches next */
 	char	   *stitch;			/* a record cut where head room cannot take it */
 	size_t		stitch_size;
 	MemoryContext cxt;			/* where its buffers are */
@@ -140,6 +145,9 @@ extern void BitonicRunWriterWritten(BitonicRunWriter *writer, off_t bytes);
 extern void BitonicRunReportWriteError(File file, int err);
 extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t bytes,
 								 size_t buf_size, MemoryContext cxt, bs_read_ahead *ahead, int fd);
+extern bool BitonicRunReaderMap(BitonicRunReader *reader, File file, off_t start, off_t bytes,
+								bs_read_ahead *ahead, size_t touch_bytes);
+extern void BitonicRunReaderUnmap(BitonicRunReader *reader);
 extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);
 extern bool BitonicRunReaderNext(BitonicRunReader *reader);
 extern TupleTableSlot *BitonicRunReaderSlot(BitonicRunReader *reader);

@@ -60,6 +60,24 @@
 /* Most runs merged at once. */
 #define RUNS_MAX_ORDER 2048
 
+/*
+ * Least read buffer of a run: a merge of runs planned to be mapped takes
+ * buffers so small where the runs cannot be mapped after all.
+ */
+#define RUNS_MAPPED_MIN_BUFFER ((size_t) 2048)
+
+/*
+ * Runs are read mapped only where work_mem is this or more, and their
+ * readers (kept between merges) take at most this share's inverse of it:
+ * below, they would leave the runs' rows too little (at 64kB, 18 readers
+ * left each run a few rows).
+ */
+#define RUNS_MAPPED_MIN_MEMORY ((size_t) 1024 * 1024)
+
+/* Bytes of all runs read mapped that are touched ahead of the merge, at most. */
+#define RUNS_TOUCH_AHEAD_BYTES ((size_t) 8 * 1024 * 1024)
+#define RUNS_MAPPED_READERS_SHARE 4
+
 /* Memory of the runs' state besides their buffers and the merge's readers. */
 #define RUNS_FIXED_BYTES ((size_t) 1024)
 
@@ -105,15 +123,22 @@ write_buffer_size(size_t mem_limit)
 }
 
 /*
- * Choose the runs' read buffer and the merge order: a buffer that lets the
- * runs the planner's estimate comes to be merged at once, within the
- * memory the merge has besides the write buffer, from one block to
- * RUNS_MAX_BUFFER.  A run's rows take run_share of mem_limit (0.6, less
- * for runs written behind).  Returns the runs expected.
+ * Plan the merges: a read buffer that lets the runs the planner's estimate
+ * comes to be merged at once, within the memory the merge has besides the
+ * write buffer, from one block to RUNS_MAX_BUFFER, and as many runs at once
+ * as such buffers fit.  Where more runs are expected than that (or
+ * bitonic_sort.map_runs is on), and work_mem allows, the runs are read mapped,
+ * which needs no buffer: as many are merged at once as fit with buffers
+ * of RUNS_MAPPED_MIN_BUFFER, which a merge takes where a run cannot be
+ * mapped after all, and whose readers take a quarter of the budget.  (Mapped, the merge reads each record from memory that no
+ * core has read yet: 3% slower than buffers that the thread reading ahead
+ * fills, where those can take the runs at once.)  A run's rows take
+ * run_share of mem_limit (0.6, less for runs written behind).  Returns the
+ * runs expected.
  */
 static double
 plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes,
-		   double run_share, size_t *buffer_size, int *order)
+		   double run_share, BitonicMergePlan *plan)
 {
 	size_t		fixed = RUNS_FIXED_BYTES + runs->writer.size +
 		(runs->random_access ? RUNS_MERGED_KB * 1024 : 0);
@@ -124,10 +149,35 @@ plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, dou
 	size_t		buffer = share > per_reader ? (size_t) share - per_reader : 0;
 
 	buffer = TYPEALIGN_DOWN(BLCKSZ, Min(buffer, RUNS_MAX_BUFFER));
-	*buffer_size = Max(buffer, BLCKSZ);
-	*order = (int) Min(budget / (*buffer_size + per_reader), RUNS_MAX_ORDER);
-	*order = Max(*order, 2);
+	plan->buffer_size = Max(buffer, BLCKSZ);
+	plan->budget = budget;
+	plan->per_reader = per_reader;
+	plan->order = (int) Min(budget / (plan->buffer_size + per_reader), RUNS_MAX_ORDER);
+	plan->mapped = mem_limit >= RUNS_MAPPED_MIN_MEMORY &&
+		(bitonic_sort_map_runs == BITONIC_MAP_RUNS_ON ||
+		 (bitonic_sort_map_runs == BITONIC_MAP_RUNS_AUTO && expected_runs > plan->order));
+	if (plan->mapped)
+		plan->order = (int) Min(Min(budget / (RUNS_MAPPED_MIN_BUFFER + per_reader),
+									budget / (RUNS_MAPPED_READERS_SHARE * per_reader)),
+								RUNS_MAX_ORDER);
+	plan->order = Max(plan->order, 2);
 	return expected_runs;
+}
+
+/*
+ * The read buffer of each of n runs merged through buffers: the plan's, or
+ * less where more runs than it expected share the budget (runs planned to
+ * be mapped), down to RUNS_MAPPED_MIN_BUFFER.
+ */
+static size_t
+read_buffer_size(const BitonicRuns *runs, int n)
+{
+	const BitonicMergePlan *plan = &runs->plan;
+	size_t		share = plan->budget / n;
+	size_t		buffer = share > plan->per_reader ? share - plan->per_reader : 0;
+
+	buffer = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, Min(buffer, plan->buffer_size));
+	return Max(buffer, RUNS_MAPPED_MIN_BUFFER);
 }
 
 /*
@@ -140,19 +190,17 @@ plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, dou
 bool
 BitonicRunsWriteBehind(BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes)
 {
-	size_t		buffer_size;
-	int			order;
+	BitonicMergePlan plan;
 	double		expected_runs;
 
 	Assert(runs->nruns <= 1);
 	if (runs->behind == NULL)
 		return false;
 	expected_runs = plan_merge(runs, mem_limit, expected_bytes, row_bytes,
-							   RUNS_BEHIND_ROWS_SHARE, &buffer_size, &order);
-	if (expected_runs > order)
+							   RUNS_BEHIND_ROWS_SHARE, &plan);
+	if (expected_runs > plan.order)
 		return false;
-	runs->buffer_size = buffer_size;
-	runs->order = order;
+	runs->plan = plan;
 	return true;
 }
 
@@ -168,7 +216,7 @@ BitonicRunsNextEndMerges(const BitonicRuns *runs)
 
 	while (same < runs->nruns && runs->runs[runs->nruns - 1 - same].level == 0)
 		same++;
-	return same + 1 >= runs->order;
+	return same + 1 >= runs->plan.order;
 }
 
 /*
@@ -221,8 +269,7 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 		for (int i = 0; i < 2 && (runs->both_ends || runs->behind != NULL); i++)
 			runs->end_tupdescs[i] = CreateTupleDescCopyConstr(tupdesc);
 	}
-	(void) plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_ROWS_SHARE,
-					  &runs->buffer_size, &runs->order);
+	(void) plan_merge(runs, mem_limit, expected_bytes, row_bytes, RUNS_ROWS_SHARE, &runs->plan);
 	runs->runs_cap = 16;
 	runs->runs = palloc(sizeof(BitonicRun) * runs->runs_cap);
 	runs->files_cap = 4;
@@ -313,7 +360,7 @@ start_writing(BitonicRuns *runs, int level)
 
 	while (f >= 0 && runs->files[f].level != level)
 		f--;
-	if (f < 0 || runs->files[f].file == RUN_FILE_NONE || runs->files[f].runs >= runs->order)
+	if (f < 0 || runs->files[f].file == RUN_FILE_NONE || runs->files[f].runs >= runs->plan.order)
 		f = new_file(runs, level);
 	runs->files[f].runs++;
 	runs->files[f].unread++;
@@ -390,7 +437,8 @@ thread_fd(BitonicRuns *runs, int f)
 
 /*
  * read_cxt goes (reset after a merge, or deleted with the runs at an error):
- * drop the reads still asked for into it and wait for the one under way.
+ * drop the reads still asked for into it and wait for the one under way,
+ * and unmap the runs left unread (a mapping holds its file's space).
  */
 static void
 cancel_reads(void *arg)
@@ -398,6 +446,9 @@ cancel_reads(void *arg)
 	BitonicRuns *runs = (BitonicRuns *) arg;
 
 	bs_read_ahead_cancel(&runs->ahead);
+	for (int i = 0; runs->readers != NULL && i < runs->plan.order; i++)
+		if (runs->readers[i].map != NULL)
+			BitonicRunReaderUnmap(&runs->readers[i]);
 	runs->reads_guarded = false;
 }
 
@@ -826,20 +877,60 @@ advance(BitonicRuns *runs)
 }
 
 /*
- * Read runs [first, first + n), each through a buffer of its own, and play
- * the loser tree.
+ * Bytes of each of n mapped runs that the thread reading ahead touches at
+ * a time, a step or two ahead of the merge: what the caches hold of all of
+ * them stays within RUNS_TOUCH_AHEAD_BYTES, a page to RUNS_MAX_BUFFER each.
  */
+static size_t
+touch_bytes(int n)
+{
+	size_t		page = (size_t) sysconf(_SC_PAGESIZE);
+	size_t		bytes = TYPEALIGN_DOWN(page, RUNS_TOUCH_AHEAD_BYTES / (2 * (size_t) Max(n, 1)));
+
+	return Min(Max(bytes, page), RUNS_MAX_BUFFER);
+}
+
+/*
+ * Read run `run` with reader i: mapped where the runs are and the file can
+ * be (touched ahead by the thread), else through a buffer of its own (read
+ * ahead by the thread).
+ */
+static void
+open_reader(BitonicRuns *runs, int i, BitonicRun *run, int n)
+{
+	BitonicRunReader *reader = &runs->readers[i];
+	File		file = runs->files[run->file].file;
+
+	if (reader->slot == NULL)
+		reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
+	runs->reader_file[i] = run->file;
+	start_reading_thread(runs);
+	if (runs->plan.mapped && run->bytes > 0 &&
+		BitonicRunReaderMap(reader, file, run->start, run->bytes, &runs->ahead,
+							touch_bytes(n)))
+		runs->mapped_runs++;
+	else
+	{
+		BitonicRunReaderOpen(reader, file, run->start, run->bytes,
+							 read_buffer_size(runs, n), runs->read_cxt, &runs->ahead,
+							 thread_fd(runs, run->file));
+	}
+	if (runs->keys_only)
+		BitonicRunReaderKeysOnly(reader, run->nnulls, runs->ms->nulls_first);
+	read_next(runs, i);
+}
+
+/* Read runs [first, first + n), each with a reader of its own, and play the loser tree. */
 static void
 open_readers(BitonicRuns *runs, int first, int n)
 {
 	if (runs->readers == NULL)
 	{
-		runs->readers = palloc0(sizeof(BitonicRunReader) * runs->order);
-		runs->tree_keys = palloc0(sizeof(uint64) * runs->order);
-		runs->tree_tags = palloc0(sizeof(uint64) * runs->order);
-		runs->reader_file = palloc0(sizeof(int) * runs->order);
+		runs->readers = palloc0(sizeof(BitonicRunReader) * runs->plan.order);
+		runs->tree_keys = palloc0(sizeof(uint64) * runs->plan.order);
+		runs->tree_tags = palloc0(sizeof(uint64) * runs->plan.order);
+		runs->reader_file = palloc0(sizeof(int) * runs->plan.order);
 	}
-	start_reading_thread(runs);
 	if (!runs->reads_guarded)
 	{
 		runs->reads_guard.func = cancel_reads;
@@ -848,27 +939,14 @@ open_readers(BitonicRuns *runs, int first, int n)
 		runs->reads_guarded = true;
 	}
 	/*
-	 * each run has about one read asked for: the thread is woken by a
-	 * quarter of them, long before the merge needs the first (22 runs at
-	 * 64 MB would not have reached a batch of 64, and left every read to
-	 * the merge's wait)
+	 * each run read through buffers has about one read asked for: the
+	 * thread is woken by a quarter of them, long before the merge needs the
+	 * first (22 runs at 64 MB would not have reached a batch of 64, and left
+	 * every read to the merge's wait)
 	 */
 	bs_read_ahead_batch(&runs->ahead, n / 4);
 	for (int i = 0; i < n; i++)
-	{
-		BitonicRunReader *reader = &runs->readers[i];
-		BitonicRun *run = &runs->runs[first + i];
-
-		if (reader->slot == NULL)
-			reader->slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsMinimalTuple);
-		runs->reader_file[i] = run->file;
-		BitonicRunReaderOpen(reader, runs->files[run->file].file, run->start, run->bytes,
-							 runs->buffer_size, runs->read_cxt, &runs->ahead,
-							 thread_fd(runs, run->file));
-		if (runs->keys_only)
-			BitonicRunReaderKeysOnly(reader, run->nnulls, runs->ms->nulls_first);
-		read_next(runs, i);
-	}
+		open_reader(runs, i, &runs->runs[first + i], n);
 	runs->nreaders = n;
 	tree_set(runs, 0, n == 1 ? entry_of(runs, 0) : build_tree(runs, 1));
 	runs->advance = false;
@@ -932,9 +1010,9 @@ BitonicRunsEndRun(BitonicRuns *runs)
 
 		while (same < runs->nruns && runs->runs[runs->nruns - 1 - same].level == level)
 			same++;
-		if (same < runs->order)
+		if (same < runs->plan.order)
 			break;
-		merge_tail(runs, runs->order);
+		merge_tail(runs, runs->plan.order);
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -950,8 +1028,8 @@ BitonicRunsFinish(BitonicRuns *runs)
 	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
 	int			top = 0;
 
-	while (runs->nruns > runs->order)
-		merge_tail(runs, Min(runs->order, runs->nruns - runs->order + 1));
+	while (runs->nruns > runs->plan.order)
+		merge_tail(runs, Min(runs->plan.order, runs->nruns - runs->plan.order + 1));
 	for (int r = 0; r < runs->nruns; r++)
 		top = Max(top, runs->runs[r].level);
 	runs->passes = top + (runs->nruns > 1 ? 1 : 0);
@@ -1051,7 +1129,7 @@ BitonicRunsEnd(BitonicRuns *runs)
 	bs_read_ahead_stop(&runs->ahead);
 	if (runs->readers != NULL)
 	{
-		for (int i = 0; i < runs->order; i++)
+		for (int i = 0; i < runs->plan.order; i++)
 		{
 			if (runs->readers[i].slot != NULL)
 				ExecDropSingleTupleTableSlot(runs->readers[i].slot);

@@ -27,6 +27,20 @@ typedef struct BitonicRun
  * as many as a merge reads at once (so that a merge of a full level reads
  * it whole), deleted once each of its runs is read to its end.
  */
+/*
+ * How the merges read: as many runs at once as `order`, each mapped or
+ * through a read buffer of buffer_size, within the memory the merges have
+ * (budget), where a reader takes per_reader besides its buffer.
+ */
+typedef struct BitonicMergePlan
+{
+	bool		mapped;			/* runs are read where they lie in the page cache */
+	size_t		buffer_size;
+	int			order;
+	size_t		budget;
+	size_t		per_reader;
+} BitonicMergePlan;
+
 typedef struct BitonicRunsFile
 {
 	File		file;			/* RUN_FILE_NONE once deleted */
@@ -79,8 +93,7 @@ typedef struct BitonicRuns
 	MemoryContext behind_cxt;	/* the rows of the run written behind, under cxt; or NULL */
 	off_t		behind_bytes;	/* that run's bytes */
 
-	size_t		buffer_size;	/* read buffer of each run in a merge */
-	int			order;			/* most runs merged at once */
+	BitonicMergePlan plan;		/* the merges' read buffers and order */
 
 	bs_read_ahead ahead;		/* the thread that reads the merge's runs ahead */
 	MemoryContextCallback reads_guard;	/* on read_cxt: no read into it once it goes */
@@ -99,6 +112,7 @@ typedef struct BitonicRuns
 
 	/* for EXPLAIN ANALYZE */
 	int			initial_runs;	/* runs written from memory */
+	int			mapped_runs;	/* runs the merges read mapped */
 	int			both_ends_runs; /* of those, runs written from both ends */
 	int			behind_runs;	/* of those, runs written behind the input */
 	int			passes;			/* most merges a row goes through, the final one included */

@@ -7,7 +7,12 @@
  * more reads queued than the ring holds wait for room; a cancel drops
  * what is queued and, once it returns, nothing more is written; a stop
  * joins the thread; without a thread, a read is done as it is queued.
+ * A touch of mapped memory (BS_READ_TOUCH) counts its bytes and maps its
+ * pages for the owner, who then reads them without a page fault; a read
+ * that may be left undone (bs_read_ahead_try_submit) is not queued
+ * without a thread.
  */
+#define _GNU_SOURCE
 #include "mono_clock.h"
 #include "read_ahead.h"
 #include "unit.h"
@@ -15,6 +20,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -266,6 +273,85 @@ check_stop(int fd)
 	unit_report(!ra.running && mono_seconds() - t0 < 0.05, "a stop with reads queued joins the thread");
 }
 
+/* Minor page faults the calling thread has taken so far. */
+static long
+thread_minor_faults(void)
+{
+	struct rusage usage;
+
+	return getrusage(RUSAGE_THREAD, &usage) == 0 ? usage.ru_minflt : -1;
+}
+
+/* Sum of one byte a page of len mapped bytes at p, read here. */
+static unsigned
+read_pages(const volatile unsigned char *p, size_t len)
+{
+	unsigned	sum = 0;
+
+	for (size_t i = 0; i < len; i += 4096)
+		sum += p[i];
+	return sum;
+}
+
+/*
+ * The file mapped twice: the pages of one mapping touched by the thread a
+ * piece at a time, then read here without a page fault, where reading the
+ * other's costs faults; each touch counts its bytes; without a thread, a
+ * touch that may be left undone is not queued.
+ */
+static void
+check_touch(int fd)
+{
+	static bs_read_ahead ra;
+	static bs_read reads[PIECES];
+	const unsigned char *touched = mmap(NULL, FILE_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	const unsigned char *untouched = mmap(NULL, FILE_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	int			counted = 1;
+	long		faults;
+	long		touched_faults;
+	unsigned	sums[2];
+
+	if (touched == MAP_FAILED || untouched == MAP_FAILED)
+	{
+		unit_report(0, "the test file is mapped");
+		return;
+	}
+	bs_read_ahead_start(&ra);
+	for (size_t p = 0; p < PIECES; p++)
+	{
+		size_t		len = p * PIECE + PIECE <= FILE_BYTES ? PIECE : FILE_BYTES - p * PIECE;
+
+		reads[p].fd = BS_READ_TOUCH;
+		reads[p].dst = (char *) touched + p * PIECE;
+		reads[p].len = len;
+		reads[p].offset = 0;
+		atomic_init(&reads[p].state, BS_READ_IDLE);
+		bs_read_ahead_submit(&ra, &reads[p]);
+	}
+	for (size_t p = 0; p < PIECES; p++)
+	{
+		bs_read_ahead_wait(&ra, &reads[p]);
+		counted &= reads[p].got == (ssize_t) reads[p].len;
+	}
+	unit_report(counted, "each touch counts its bytes");
+	faults = thread_minor_faults();
+	sums[0] = read_pages(touched, FILE_BYTES);
+	touched_faults = thread_minor_faults() - faults;
+	faults = thread_minor_faults();
+	sums[1] = read_pages(untouched, FILE_BYTES);
+	faults = thread_minor_faults() - faults;
+	unit_report(sums[0] == sums[1] && touched_faults == 0 && faults > 0,
+				"pages the thread touched are read without a fault (%ld, against %ld untouched)",
+				touched_faults, faults);
+	bs_read_ahead_stop(&ra);
+	atomic_init(&reads[0].state, BS_READ_IDLE);
+	unit_report(!bs_read_ahead_try_submit(&ra, &reads[0]) &&
+				atomic_load(&reads[0].state) == BS_READ_IDLE,
+				"without a thread, a touch that may be left undone is not queued");
+	munmap((void *) touched, FILE_BYTES);
+	munmap((void *) untouched, FILE_BYTES);
+}
+
 int
 main(void)
 {
@@ -283,6 +369,7 @@ main(void)
 	check_wait_wakes(fd);
 	check_cancel(fd);
 	check_stop(fd);
+	check_touch(fd);
 	close(fd);
 	return unit_exit_status();
 }
