@@ -41,9 +41,11 @@
 /*
  * Bytes of a mapped run read before its pages are unmapped: the pages stay
  * in the page cache, but no longer count in the backend's resident memory
- * (a merge of k runs keeps about k times this mapped).
+ * (a merge of k runs keeps up to k times this mapped).  Each unmapping
+ * costs the backend a system call and a TLB flush: 256 kB took 6% longer
+ * than 1 MB on 10M rows at 4 MB, 512 kB as long within the noise.
  */
-#define RUN_MAP_RELEASE ((size_t) 1024 * 1024)
+#define RUN_MAP_RELEASE ((size_t) 512 * 1024)
 
 /* Count bytes of temporary files made (or, negative, deleted). */
 static void
