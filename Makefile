@@ -71,6 +71,8 @@ OBJS = \
 	src/scan/row_form.o \
 	src/scan/store.o \
 	src/scan/runs.o \
+	src/scan/merge_tree.o \
+	src/scan/merge_order.o \
 	src/scan/run_file.o \
 	src/scan/run_ends.o \
 	src/scan/explain.o \
@@ -104,6 +106,8 @@ include mk/cuda.mk
 $(OBJS): $(BS_MODE_STAMP)
 
 # The sorter core has hot loops: let the compiler vectorise them.
+# the loser tree's masked swaps stay scalar (src/scan/merge_tree.h)
+src/scan/runs.o src/scan/merge_order.o: override CFLAGS += -fno-tree-slp-vectorize
 $(CORE_OBJS): override CFLAGS += -O3
 $(CORE_OBJS): override CXXFLAGS += -O3
 

@@ -187,7 +187,7 @@ END $$;
 -- ext_writers(q, setting, value): q's runs with a setting changed for it
 -- alone, and of those the runs written from both ends and behind
 CREATE FUNCTION ext_writers(q text, setting text DEFAULT NULL, value text DEFAULT NULL,
-  OUT runs int, OUT from_both_ends int, OUT behind int, OUT mapped int)
+  OUT runs int, OUT from_both_ends int, OUT behind int, OUT mapped int, OUT merge_thread boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   p json;
@@ -204,6 +204,7 @@ BEGIN
   from_both_ends := (p ->> 'Runs From Both Ends')::int;
   behind := (p ->> 'Runs Written Behind')::int;
   mapped := (p ->> 'Runs Read Mapped')::int;
+  merge_thread := (p ->> 'Merge Thread')::boolean;
 END $$;
 -- text in "C" compressed in the table: its key needs a detoast, which
 -- only the backend may do, so its runs are written in place
@@ -230,11 +231,20 @@ DROP TABLE ext_packed;
 -- the page cache, with no read buffers (as many runs merged at once as
 -- fit with buffers of 2 kB, which a run that cannot be mapped takes); by
 -- default (auto) only where more runs are expected than read buffers of
--- one block or more take, else read into buffers; never below 1MB
+-- one block or more take, else read into buffers; never below 1MB.  And
+-- who decides the final merge's order: a thread of its own where the runs
+-- are mapped and one column's exact keys decide alone (merge_order.c),
+-- else the node
 SET bitonic_sort.map_runs = on;
-SELECT label, w.runs > 1 AS several_runs, w.mapped >= w.runs AS all_mapped, w.mapped = 0 AS none_mapped
+SELECT label, w.runs > 1 AS several_runs, w.mapped >= w.runs AS all_mapped, w.mapped = 0 AS none_mapped,
+       w.merge_thread
 FROM (VALUES
   ('int8', 'SELECT * FROM ext ORDER BY i8, id', NULL, NULL),
+  ('int8 alone', 'SELECT * FROM ext ORDER BY i8', NULL, NULL),
+  ('float8 alone', 'SELECT * FROM ext ORDER BY f8 DESC NULLS LAST', NULL, NULL),
+  ('date alone', 'SELECT * FROM ext ORDER BY d', NULL, NULL),
+  ('merge_thread off', 'SELECT * FROM ext ORDER BY i8', 'bitonic_sort.merge_thread', 'off'),
+  ('one thread', 'SELECT * FROM ext ORDER BY i8', 'bitonic_sort.cpu_threads', '1'),
   ('text C', 'SELECT * FROM ext ORDER BY t COLLATE "C", id', NULL, NULL),
   ('numeric, text', 'SELECT * FROM ext ORDER BY n, t', NULL, NULL),
   ('keys alone', 'SELECT k FROM ext_keys ORDER BY k', NULL, NULL),
@@ -243,6 +253,13 @@ FROM (VALUES
   ('64kB', 'SELECT * FROM ext ORDER BY i8, id', 'work_mem', '64kB')) v(label, q, setting, value),
   LATERAL ext_writers(v.q, v.setting, v.value) w;
 RESET bitonic_sort.map_runs;
+-- the rows the same with the node deciding the order of mapped runs (the
+-- differential above has the thread: float8, date and, below, the keys at
+-- the ends of their range)
+SET bitonic_sort.merge_thread = off;
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY f8', 'SELECT * FROM ext ORDER BY f8, id', '1MB', true, 'on')
+  AS mapped_without_merge_thread;
+RESET bitonic_sort.merge_thread;
 -- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
 -- every 1000 rows, computed above the scan so that nothing is compressed)
 -- are written in pieces where they go, at either end; and a first sort
@@ -546,19 +563,21 @@ SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY f8, id', NULL) AS after_cancel_behind;
 -- runs read mapped hold their files' space until unmapped: the backend
 -- maps its runs while the final merge is under way (a cursor stopped in
--- it), and none once the cursor is closed, nor after an error in the merge
+-- it, the thread deciding its order waiting on a full ring), and none once
+-- the cursor is closed, nor after an error in the merge (the thread
+-- stopped first)
 CREATE FUNCTION ext_mapped_runs() RETURNS bigint LANGUAGE sql AS $$
   SELECT count(*) FROM regexp_split_to_table(pg_read_file('/proc/self/maps'), E'\n') AS line
   WHERE line LIKE '%pgsql_tmp%' $$;
 SET work_mem = '1MB';
 SET bitonic_sort.map_runs = on;
 BEGIN;
-DECLARE ext_c NO SCROLL CURSOR FOR SELECT * FROM ext ORDER BY i8, id;
+DECLARE ext_c NO SCROLL CURSOR FOR SELECT * FROM ext ORDER BY i8;
 FETCH 1 FROM ext_c;
 SELECT ext_mapped_runs() > 1 AS mapped_while_merging;
 CLOSE ext_c;
 SELECT ext_mapped_runs() AS mapped_after_close;
-DECLARE ext_c NO SCROLL CURSOR FOR SELECT * FROM ext ORDER BY f8, id;
+DECLARE ext_c NO SCROLL CURSOR FOR SELECT * FROM ext ORDER BY f8 DESC;
 FETCH 1 FROM ext_c;
 SELECT 1 / 0;
 ROLLBACK;

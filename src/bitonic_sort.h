@@ -41,6 +41,7 @@ extern int	bitonic_sort_max_threads;
 extern int	bitonic_sort_both_ends_run_size;	/* kB */
 extern bool bitonic_sort_write_runs_behind;
 extern int	bitonic_sort_map_runs;
+extern bool bitonic_sort_merge_thread;
 
 /* bitonic_sort.map_runs: when an external sort's merges read its runs mapped */
 typedef enum BitonicMapRuns

@@ -37,6 +37,7 @@ bool		bitonic_sort_enable = true;
 int			bitonic_sort_both_ends_run_size = 24 * 1024;
 bool		bitonic_sort_write_runs_behind = true;
 int			bitonic_sort_map_runs = BITONIC_MAP_RUNS_AUTO;
+bool		bitonic_sort_merge_thread = true;
 int			bitonic_sort_min_rows = 10000;
 bool		bitonic_sort_huge_pages = true;
 int			bitonic_sort_transparent_huge_pages = BITONIC_THP_AUTO;
@@ -246,6 +247,16 @@ BitonicGucInit(void)
 							 &bitonic_sort_map_runs,
 							 BITONIC_MAP_RUNS_AUTO,
 							 map_runs_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("bitonic_sort.merge_thread",
+							 "Has a thread decide the order of an external sort's final merge ahead of the node.",
+							 "Only where the runs are read mapped and the first sort column's key decides "
+							 "the order alone (one column of numbers, dates or times).",
+							 &bitonic_sort_merge_thread,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

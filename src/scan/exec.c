@@ -1012,6 +1012,7 @@ note_runs(BitonicScanState *state)
 	state->runs_both_ends = runs->both_ends_runs;
 	state->runs_behind = runs->behind_runs;
 	state->runs_mapped = runs->mapped_runs;
+	state->merge_thread = runs->merge_ordered;
 	state->merge_passes = Max(state->merge_passes, (uint32) runs->passes);
 	state->merge_order = Max(state->merge_order, (uint32) Min(runs->plan.order, runs->initial_runs));
 	state->disk_bytes = Max(state->disk_bytes, runs->disk.peak);

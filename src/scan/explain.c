@@ -90,8 +90,9 @@ show_sort_keys(BitonicScanState *state, List *ancestors, ExplainState *es)
  * runs written (and of those, the runs written from both ends at once by
  * two threads, and those a thread wrote while the node read on), the most
  * merges a row went through, runs merged at once, the runs the merges read
- * where they lie in the page cache, and the temporary file space of the
- * runs (as the native Sort's Disk).
+ * where they lie in the page cache, whether a thread decided the final
+ * merge's order, and the temporary file space of the runs (as the native
+ * Sort's Disk).
  */
 static void
 show_external(BitonicScanState *state, ExplainState *es)
@@ -106,6 +107,7 @@ show_external(BitonicScanState *state, ExplainState *es)
 	ExplainPropertyInteger("Merge Passes", NULL, state->merge_passes, es);
 	ExplainPropertyInteger("Merge Order", NULL, state->merge_order, es);
 	ExplainPropertyInteger("Runs Read Mapped", NULL, state->runs_mapped, es);
+	ExplainPropertyBool("Merge Thread", state->merge_thread, es);
 	ExplainPropertyInteger("Disk", "kB", (state->disk_bytes + 1023) / 1024, es);
 }
 

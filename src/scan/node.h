@@ -112,6 +112,7 @@ typedef struct BitonicScanState
 	uint32		runs_both_ends; /* of those, runs written from both ends at once */
 	uint32		runs_behind;	/* of those, runs written behind the input */
 	uint32		runs_mapped;	/* runs the merges read mapped */
+	bool		merge_thread;	/* a thread decided the final merge's order */
 	uint32		merge_passes;	/* merges a row went through, at most */
 	uint32		merge_order;	/* runs merged at once, at most */
 	int64		disk_bytes;		/* temporary file space of the runs, at most */

@@ -608,6 +608,25 @@ close_reader(BitonicRunReader *reader)
 	reader->tuple = NULL;
 }
 
+/*
+ * A mapped run's record at `record` is handed out without the reader (a
+ * thread decided the merge's order, merge_order.c): unmap the pages
+ * before it, and touch ahead of it, as the reader's own reads do.
+ */
+void
+BitonicRunReaderPassTo(BitonicRunReader *reader, const char *record)
+{
+	Assert(reader->map != NULL);
+	release_read_pages(reader, record);
+}
+
+/* A run handed out without the reader (BitonicRunReaderPassTo) is read: close it. */
+void
+BitonicRunReaderEnd(BitonicRunReader *reader)
+{
+	close_reader(reader);
+}
+
 /* Hand out one of the run's NULLs (keys alone). */
 static bool
 take_null(BitonicRunReader *reader)

@@ -148,6 +148,8 @@ extern void BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t star
 extern bool BitonicRunReaderMap(BitonicRunReader *reader, File file, off_t start, off_t bytes,
 								bs_read_ahead *ahead, size_t touch_bytes);
 extern void BitonicRunReaderUnmap(BitonicRunReader *reader);
+extern void BitonicRunReaderPassTo(BitonicRunReader *reader, const char *record);
+extern void BitonicRunReaderEnd(BitonicRunReader *reader);
 extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);
 extern bool BitonicRunReaderNext(BitonicRunReader *reader);
 extern TupleTableSlot *BitonicRunReaderSlot(BitonicRunReader *reader);

@@ -435,16 +435,26 @@ thread_fd(BitonicRuns *runs, int f)
 	return runs->ahead.running ? dup_fd(runs, f) : runs->files[f].fd;
 }
 
+/* Stop the thread deciding the final merge's order, if it runs. */
+static void
+stop_merge_order(BitonicRuns *runs)
+{
+	if (runs->merge_order != NULL)
+		BitonicMergeOrderStop(runs->merge_order);
+}
+
 /*
  * read_cxt goes (reset after a merge, or deleted with the runs at an error):
- * drop the reads still asked for into it and wait for the one under way,
- * and unmap the runs left unread (a mapping holds its file's space).
+ * stop the thread that reads the runs for the merge's order, drop the
+ * reads still asked for into it and wait for the one under way, and unmap
+ * the runs left unread (a mapping holds its file's space).
  */
 static void
 cancel_reads(void *arg)
 {
 	BitonicRuns *runs = (BitonicRuns *) arg;
 
+	stop_merge_order(runs);
 	bs_read_ahead_cancel(&runs->ahead);
 	for (int i = 0; runs->readers != NULL && i < runs->plan.order; i++)
 		if (runs->readers[i].map != NULL)
@@ -462,6 +472,7 @@ release_threads(void *arg)
 {
 	BitonicRuns *runs = (BitonicRuns *) arg;
 
+	stop_merge_order(runs);
 	BitonicRunBehindStop(runs->behind);
 	bs_read_ahead_stop(&runs->ahead);
 	for (int f = 0; f < runs->nfiles; f++)
@@ -693,45 +704,28 @@ end_writing(BitonicRuns *runs, BitonicRun *run)
 	runs->writing_nulls = 0;
 }
 
-/* A reader's class in the merge's order, before its key: see entry_of. */
-#define RANK_NULLS_FIRST 0
-#define RANK_KEY 1
-#define RANK_NULLS_LAST 2
-#define RANK_ENDED 3
-
-/* A tree entry's class and reader, from its tag. */
-#define TAG_RANK(tag) ((uint32) ((tag) >> 32))
-#define TAG_READER(tag) ((int) (uint32) (tag))
-
-/*
- * Reader i's current row as the loser tree holds it (after each read).  A
- * NULL first takes key 0, a NULL last or an ended run all ones, and the
- * class in the tag's high half sorts them against keys equal to those: so
- * (key, tag) orders the classes, then the keys, then the runs.
- */
+/* Reader i's current row as the loser tree holds it (after each read). */
 static inline BitonicMergeEntry
 entry_of(const BitonicRuns *runs, int i)
 {
 	const BitonicRunReader *reader = &runs->readers[i];
-	BitonicMergeEntry e;
-	uint32		rank = reader->file == RUN_FILE_NONE ? RANK_ENDED :
-		!reader->isnull ? RANK_KEY :
-		runs->ms->nulls_first ? RANK_NULLS_FIRST : RANK_NULLS_LAST;
 
-	e.key = rank == RANK_KEY ? reader->key :
-		rank == RANK_NULLS_FIRST ? 0 : PG_UINT64_MAX;
-	e.tag = (uint64) rank << 32 | (uint32) i;
-	return e;
+	return BitonicMergeEntryOf(i, reader->file == RUN_FILE_NONE, reader->isnull, reader->key,
+							   runs->ms->nulls_first);
 }
 
 /*
- * Whether reader a's row goes before reader b's where their classes and
- * keys cannot tell: the comparators from the first column the keys left
- * open, then the earlier run (readers are in input order).
+ * Whether entry a's row goes before entry b's where their classes and keys
+ * cannot tell (the tree's tie, for runs): the comparators from the first
+ * column the keys left open, then the earlier run (readers are in input
+ * order).
  */
 static bool
-rows_before(const BitonicRuns *runs, int a, int b)
+rows_before(void *arg, const BitonicMergeEntry *ea, const BitonicMergeEntry *eb)
 {
+	const BitonicRuns *runs = (const BitonicRuns *) arg;
+	int			a = TAG_READER(ea->tag);
+	int			b = TAG_READER(eb->tag);
 	BitonicRunReader *x = &runs->readers[a];
 	BitonicRunReader *y = &runs->readers[b];
 	/* both NULL, or equal exact keys: the first column is equal */
@@ -751,100 +745,19 @@ rows_before(const BitonicRuns *runs, int a, int b)
 	return a < b;
 }
 
-/* Whether (key a, tag a) goes before (key b, tag b), without a branch. */
-static inline bool
-entry_pair_less(uint64 key_a, uint64 tag_a, uint64 key_b, uint64 tag_b)
+/* The merge's tie for equal keys: none where keys decide alone. */
+static inline BitonicMergeTie
+tie_of(const BitonicRuns *runs)
 {
-#ifdef HAVE_INT128
-	return ((uint128) key_a << 64 | tag_a) < ((uint128) key_b << 64 | tag_b);
-#else
-	return (key_a < key_b) | ((key_a == key_b) & (tag_a < tag_b));
-#endif
+	return runs->keys_decide ? NULL : rows_before;
 }
 
-/*
- * Whether entry a's row goes before entry b's: (key, tag) as entry_of
- * orders them, except that rows of one class and equal keys that do not
- * decide alone go to the comparators (rows_before).  Only that last step
- * reads the readers.
- */
-static inline bool
-entry_before(const BitonicRuns *runs, const BitonicMergeEntry *a, const BitonicMergeEntry *b)
-{
-	if (a->key != b->key)
-		return a->key < b->key;
-	if (runs->keys_decide || TAG_RANK(a->tag) != TAG_RANK(b->tag) || TAG_RANK(a->tag) == RANK_ENDED)
-		return a->tag < b->tag;
-	return rows_before(runs, TAG_READER(a->tag), TAG_READER(b->tag));
-}
-
-/* Put entry e at node of the loser tree. */
-static inline void
-tree_set(BitonicRuns *runs, unsigned node, BitonicMergeEntry e)
-{
-	runs->tree_keys[node] = e.key;
-	runs->tree_tags[node] = e.tag;
-}
-
-/* Play the subtree under node of the loser tree; its winner. */
-static BitonicMergeEntry
-build_tree(BitonicRuns *runs, int node)
-{
-	BitonicMergeEntry left,
-				right;
-
-	if (node >= runs->nreaders)
-		return entry_of(runs, node - runs->nreaders);
-	left = build_tree(runs, 2 * node);
-	right = build_tree(runs, 2 * node + 1);
-	if (entry_before(runs, &left, &right))
-	{
-		tree_set(runs, node, right);
-		return left;
-	}
-	tree_set(runs, node, left);
-	return right;
-}
-
-/*
- * Reader w has a new row (or ended): play it up the tree to the root.  The
- * winner of each node is chosen by masks, not by a branch, which would be
- * mispredicted half the time; only equal keys that do not decide alone
- * branch to entry_before.
- */
+/* Reader w has a new row (or ended): play it up the tree to the root. */
 static void
 replay(BitonicRuns *runs, int w)
 {
-	uint64	   *keys = runs->tree_keys;
-	uint64	   *tags = runs->tree_tags;
-	BitonicMergeEntry up = entry_of(runs, w);
-	bool		ties_read_rows = !runs->keys_decide;
-
-	for (unsigned node = ((unsigned) w + runs->nreaders) / 2; node >= 1; node /= 2)
-	{
-		uint64		held_key = keys[node];
-		uint64		held_tag = tags[node];
-		bool		held_first = entry_pair_less(held_key, held_tag, up.key, up.tag);
-		uint64		take;
-		uint64		key_diff;
-		uint64		tag_diff;
-
-		if (unlikely(ties_read_rows && held_key == up.key))
-		{
-			BitonicMergeEntry held = {held_key, held_tag};
-
-			held_first = entry_before(runs, &held, &up);
-		}
-		/* the loser stays at the node; the winner goes up */
-		take = -(uint64) held_first;
-		key_diff = (held_key ^ up.key) & take;
-		tag_diff = (held_tag ^ up.tag) & take;
-		keys[node] = held_key ^ key_diff;
-		tags[node] = held_tag ^ tag_diff;
-		up.key ^= key_diff;
-		up.tag ^= tag_diff;
-	}
-	tree_set(runs, 0, up);
+	bs_merge_tree_replay(runs->tree_keys, runs->tree_tags, runs->nreaders, w, entry_of(runs, w),
+						 tie_of(runs), runs);
 }
 
 /* The merge's current row's reader, or NULL once every run is read. */
@@ -924,6 +837,8 @@ open_reader(BitonicRuns *runs, int i, BitonicRun *run, int n)
 static void
 open_readers(BitonicRuns *runs, int first, int n)
 {
+	BitonicMergeEntry *entries;
+
 	if (runs->readers == NULL)
 	{
 		runs->readers = palloc0(sizeof(BitonicRunReader) * runs->plan.order);
@@ -948,7 +863,11 @@ open_readers(BitonicRuns *runs, int first, int n)
 	for (int i = 0; i < n; i++)
 		open_reader(runs, i, &runs->runs[first + i], n);
 	runs->nreaders = n;
-	tree_set(runs, 0, n == 1 ? entry_of(runs, 0) : build_tree(runs, 1));
+	entries = palloc(sizeof(BitonicMergeEntry) * n);
+	for (int i = 0; i < n; i++)
+		entries[i] = entry_of(runs, i);
+	bs_merge_tree_build(runs->tree_keys, runs->tree_tags, n, entries, tie_of(runs), runs);
+	pfree(entries);
 	runs->advance = false;
 	note_peak(runs);
 }
@@ -1018,6 +937,37 @@ BitonicRunsEndRun(BitonicRuns *runs)
 }
 
 /*
+ * Have a thread decide the final merge's order ahead of the backend
+ * (merge_order.c), where bitonic_sort.merge_thread allows, the first sort
+ * column's keys decide alone (no comparator to call; not keys alone, whose
+ * rows are their keys), every run is mapped and a second thread is
+ * allowed: the backend then only hands each winner's row out.
+ */
+static void
+start_merge_order(BitonicRuns *runs)
+{
+	int			n = runs->nreaders;
+	BitonicMergeOrder *mo;
+
+	if (!bitonic_sort_merge_thread || !runs->keys_decide || runs->keys_only || n < 2 ||
+		bitonic_sort_cpu_threads <= 1)
+		return;
+	for (int i = 0; i < n; i++)
+		if (runs->readers[i].file != RUN_FILE_NONE && runs->readers[i].map == NULL)
+			return;
+	mo = palloc0(sizeof(BitonicMergeOrder));
+	mo->n = n;
+	mo->cursors = palloc(sizeof(BitonicMergeCursor) * n);
+	mo->keys = palloc(sizeof(uint64) * n);
+	mo->tags = palloc(sizeof(uint64) * n);
+	if (!BitonicMergeOrderStart(mo, runs->readers, runs->keys_only, runs->ms->nulls_first))
+		return;
+	runs->merge_order = mo;
+	runs->merge_ordered = true;
+	note_peak(runs);
+}
+
+/*
  * Every run is written: merge the smallest (last) runs until `order` are
  * left, then start the final merge, or run it into a tuplestore where the
  * rows may be read backwards, marked or rewound.
@@ -1036,6 +986,8 @@ BitonicRunsFinish(BitonicRuns *runs)
 	/* no run is sorted from here on: a cursor's merge holds no helper */
 	bs_parallel_release_helpers();
 	open_readers(runs, 0, runs->nruns);
+	if (!runs->random_access)
+		start_merge_order(runs);
 	if (runs->random_access)
 	{
 		BitonicRunReader *reader;
@@ -1054,6 +1006,40 @@ BitonicRunsFinish(BitonicRuns *runs)
 		note_peak(runs);
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The next row of the final merge, from the thread that decides its order
+ * (waiting for it, and checking for interrupts meanwhile): its record, its
+ * pages before unmapped; NULL at the merge's end, the thread joined.  A
+ * run's end closes its reader.
+ */
+static const char *
+next_ordered_record(BitonicRuns *runs)
+{
+	for (;;)
+	{
+		const char *record;
+		int			w = BitonicMergeOrderNext(runs->merge_order, &record);
+
+		if (w >= 0 && record != NULL)
+		{
+			BitonicRunReaderPassTo(&runs->readers[w], record);
+			return record;
+		}
+		if (w >= 0)
+		{
+			BitonicRunReaderEnd(&runs->readers[w]);
+			run_read(runs, runs->reader_file[w]);
+		}
+		else if (w == BITONIC_MERGE_ORDER_END)
+		{
+			BitonicMergeOrderStop(runs->merge_order);
+			return NULL;
+		}
+		else
+			CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /*
@@ -1081,6 +1067,18 @@ BitonicRunsNext(BitonicRuns *runs, bool forward, TupleTableSlot *slot)
 		advance(runs);
 		MemoryContextSwitchTo(old);
 		runs->advance = false;
+	}
+	if (runs->merge_order != NULL)
+	{
+		const char *record;
+
+		ExecClearTuple(slot);
+		old = MemoryContextSwitchTo(runs->cxt);
+		record = next_ordered_record(runs);
+		MemoryContextSwitchTo(old);
+		if (record == NULL)
+			return slot;
+		return ExecStoreMinimalTuple((MinimalTuple) (record + BITONIC_RECORD_KEY_BYTES), slot, false);
 	}
 	reader = winner(runs);
 	if (reader == NULL)
@@ -1125,6 +1123,7 @@ void
 BitonicRunsEnd(BitonicRuns *runs)
 {
 	/* no read or write may go on into buffers or files about to go */
+	stop_merge_order(runs);
 	BitonicRunBehindStop(runs->behind);
 	bs_read_ahead_stop(&runs->ahead);
 	if (runs->readers != NULL)

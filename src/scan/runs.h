@@ -8,6 +8,8 @@
 
 #include "bitonic_sort.h"
 #include "scan/run_ends.h"
+#include "scan/merge_order.h"
+#include "scan/merge_tree.h"
 #include "scan/run_file.h"
 
 #include "utils/tuplestore.h"
@@ -51,16 +53,6 @@ typedef struct BitonicRunsFile
 	int			unread;			/* of those, the runs not read to their end yet */
 } BitonicRunsFile;
 
-/*
- * A reader's current row in the loser tree, ordered by (key, tag): enough to
- * order rows whose keys differ, and rows of keys that decide alone, without
- * reading the readers.  See entry_of in runs.c.
- */
-typedef struct BitonicMergeEntry
-{
-	uint64		key;			/* the row's key; 0 or all ones for a NULL or an ended run */
-	uint64		tag;			/* class (NULLs first, key, NULLs last, ended) << 32 | reader */
-} BitonicMergeEntry;
 
 /* The runs of one sort, and their merge. */
 typedef struct BitonicRuns
@@ -106,6 +98,8 @@ typedef struct BitonicRuns
 	uint64	   *tree_keys;
 	uint64	   *tree_tags;
 	bool		advance;		/* the winner's row was handed out: read its next first */
+	BitonicMergeOrder *merge_order; /* the thread deciding the final merge's order, or NULL */
+	bool		merge_ordered;	/* such a thread decided the final merge's order */
 
 	bool		random_access;	/* the final merge goes to a tuplestore */
 	Tuplestorestate *merged;	/* that tuplestore, or NULL */
