@@ -231,7 +231,8 @@ DROP TABLE ext_packed;
 -- the page cache, with no read buffers (as many runs merged at once as
 -- fit with buffers of 2 kB, which a run that cannot be mapped takes); by
 -- default (auto) only where more runs are expected than read buffers of
--- one block or more take, else read into buffers; never below 1MB.  And
+-- one block or more take, or for the thread below, else read into
+-- buffers; never below 1MB.  And
 -- who decides the final merge's order: a thread of its own where the runs
 -- are mapped and one column's exact keys decide alone (merge_order.c),
 -- else the node
@@ -249,6 +250,8 @@ FROM (VALUES
   ('numeric, text', 'SELECT * FROM ext ORDER BY n, t', NULL, NULL),
   ('keys alone', 'SELECT k FROM ext_keys ORDER BY k', NULL, NULL),
   ('auto, few runs', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.map_runs', 'auto'),
+  ('auto, for the thread', 'SELECT * FROM ext ORDER BY i8', 'bitonic_sort.map_runs', 'auto'),
+  ('auto, keys alone', 'SELECT k FROM ext_keys ORDER BY k', 'bitonic_sort.map_runs', 'auto'),
   ('off', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.map_runs', 'off'),
   ('64kB', 'SELECT * FROM ext ORDER BY i8, id', 'work_mem', '64kB')) v(label, q, setting, value),
   LATERAL ext_writers(v.q, v.setting, v.value) w;

@@ -123,11 +123,25 @@ write_buffer_size(size_t mem_limit)
 }
 
 /*
+ * Whether a thread may decide the final merge's order (start_merge_order):
+ * bitonic_sort.merge_thread, a second thread, keys that decide alone, and
+ * no merge to a tuplestore.
+ */
+static bool
+merge_thread_allowed(const BitonicRuns *runs)
+{
+	return bitonic_sort_merge_thread && bitonic_sort_cpu_threads > 1 && runs->keys_decide &&
+		!runs->keys_only && !runs->random_access;
+}
+
+/*
  * Plan the merges: a read buffer that lets the runs the planner's estimate
  * comes to be merged at once, within the memory the merge has besides the
  * write buffer, from one block to RUNS_MAX_BUFFER, and as many runs at once
- * as such buffers fit.  Where more runs are expected than that (or
- * bitonic_sort.map_runs is on), and work_mem allows, the runs are read mapped,
+ * as such buffers fit.  Where more runs are expected than that, or a
+ * thread may decide the final merge's order (which reads mapped runs:
+ * 10M rows at 64 MB, 12% less time than buffers), or bitonic_sort.map_runs
+ * is on, and work_mem allows, the runs are read mapped,
  * which needs no buffer: as many are merged at once as fit with buffers
  * of RUNS_MAPPED_MIN_BUFFER, which a merge takes where a run cannot be
  * mapped after all, and whose readers take a quarter of the budget.  (Mapped, the merge reads each record from memory that no
@@ -153,8 +167,11 @@ plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, dou
 	plan->budget = budget;
 	plan->per_reader = per_reader;
 	plan->order = (int) Min(budget / (plan->buffer_size + per_reader), RUNS_MAX_ORDER);
+	plan->buffered_order = Max(plan->order, 2);
+	plan->for_merge_thread = bitonic_sort_map_runs == BITONIC_MAP_RUNS_AUTO &&
+		expected_runs <= plan->order && merge_thread_allowed(runs);
 	plan->mapped = mem_limit >= RUNS_MAPPED_MIN_MEMORY &&
-		(bitonic_sort_map_runs == BITONIC_MAP_RUNS_ON ||
+		(bitonic_sort_map_runs == BITONIC_MAP_RUNS_ON || plan->for_merge_thread ||
 		 (bitonic_sort_map_runs == BITONIC_MAP_RUNS_AUTO && expected_runs > plan->order));
 	if (plan->mapped)
 		plan->order = (int) Min(Min(budget / (RUNS_MAPPED_MIN_BUFFER + per_reader),
@@ -301,6 +318,13 @@ BitonicRunsKeysOnly(BitonicRuns *runs, uint64 key_xor)
 	Assert(runs->nkeys == 1 && runs->keys_decide && runs->tupdesc->natts == 1);
 	runs->keys_only = true;
 	runs->key_xor = key_xor;
+	/* no thread decides the order of keys alone: read through buffers where they take the runs */
+	if (runs->plan.for_merge_thread)
+	{
+		runs->plan.mapped = false;
+		runs->plan.for_merge_thread = false;
+		runs->plan.order = runs->plan.buffered_order;
+	}
 	runs->both_ends = false;
 	runs->behind = NULL;
 	runs->key_slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsVirtual);
@@ -949,8 +973,7 @@ start_merge_order(BitonicRuns *runs)
 	int			n = runs->nreaders;
 	BitonicMergeOrder *mo;
 
-	if (!bitonic_sort_merge_thread || !runs->keys_decide || runs->keys_only || n < 2 ||
-		bitonic_sort_cpu_threads <= 1)
+	if (!merge_thread_allowed(runs) || n < 2)
 		return;
 	for (int i = 0; i < n; i++)
 		if (runs->readers[i].file != RUN_FILE_NONE && runs->readers[i].map == NULL)
@@ -986,8 +1009,7 @@ BitonicRunsFinish(BitonicRuns *runs)
 	/* no run is sorted from here on: a cursor's merge holds no helper */
 	bs_parallel_release_helpers();
 	open_readers(runs, 0, runs->nruns);
-	if (!runs->random_access)
-		start_merge_order(runs);
+	start_merge_order(runs);
 	if (runs->random_access)
 	{
 		BitonicRunReader *reader;

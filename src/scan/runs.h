@@ -37,6 +37,8 @@ typedef struct BitonicRun
 typedef struct BitonicMergePlan
 {
 	bool		mapped;			/* runs are read where they lie in the page cache */
+	bool		for_merge_thread;	/* mapped only for the thread deciding the final merge's order */
+	int			buffered_order; /* the order with read buffers */
 	size_t		buffer_size;
 	int			order;
 	size_t		budget;
