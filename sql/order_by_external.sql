@@ -299,6 +299,16 @@ RESET bitonic_sort.write_runs_behind;
 -- (the first run written in place by the backend alone)
 SET bitonic_sort.both_ends_run_size = '24MB';
 SELECT * FROM ext_wide_and_late('Runs Written Behind');
+-- records longer than the bytes touched ahead of a mapped run (384 kB at 2MB
+-- every 1000 rows): the touches start again at the record after one, whose
+-- pages before are unmapped; the same rows where the node reads the runs
+-- (two keys) and where a thread decides the order (one)
+SELECT k.keys, c.*
+FROM (VALUES ('k, id'), ('k')) k(keys),
+     LATERAL ext_check(format($q$SELECT k, id, CASE WHEN id %% 1000 = 0 THEN repeat(md5(id::text), 12000)
+       ELSE md5(id::text) END AS w FROM ext_ends ORDER BY %s$q$, k.keys),
+       format($q$SELECT k, id, CASE WHEN id %% 1000 = 0 THEN repeat(md5(id::text), 12000)
+       ELSE md5(id::text) END AS w FROM ext_ends ORDER BY %s, id$q$, k.keys), '2MB', true, 'on') c;
 DROP TABLE ext_ends;
 SET bitonic_sort.both_ends_run_size = 0;
 RESET work_mem;

@@ -12,9 +12,9 @@
  * its readers on as the thread had, took 40% longer than the backend's own
  * tree: each record's first line came from the other core twice.)  The
  * backend unmaps a run's pages behind the records it handed out, which
- * the thread has left.  A
- * record the thread finds cut short ends its run for it: the backend's
- * reader, reaching it, raises the error.  The ring is filled by the thread
+ * the thread has left.  A record the thread finds cut short ends its run
+ * with a mark, which the backend raises as the reader's error.  The ring
+ * is filled by the thread
  * alone and emptied by the backend alone, without a lock; either sleeps
  * only where it waits (the thread on a full ring until it is half empty,
  * the backend on an empty one for 10 ms at most, so that it checks for
@@ -71,6 +71,7 @@ cursor_next(const BitonicMergeOrder *mo, BitonicMergeCursor *c)
 	if (left < BITONIC_RECORD_KEY_BYTES + sizeof(uint32))
 	{
 		c->ended = true;
+		c->cut = left > 0;
 		return;
 	}
 	memcpy(&t_len, c->next + BITONIC_RECORD_KEY_BYTES, sizeof(uint32));
@@ -78,6 +79,7 @@ cursor_next(const BitonicMergeOrder *mo, BitonicMergeCursor *c)
 	if (t_len < MINIMAL_TUPLE_DATA_OFFSET || bytes > left)
 	{
 		c->ended = true;
+		c->cut = true;
 		return;
 	}
 	memcpy(&c->key, c->next, BITONIC_RECORD_KEY_BYTES);
@@ -111,7 +113,8 @@ wake(BitonicMergeOrder *mo, atomic_bool *sleeping, pthread_cond_t *cond)
 static inline bool
 ring_full(BitonicMergeOrder *mo, unsigned long long put)
 {
-	return put - atomic_load_explicit(&mo->taken, memory_order_acquire) >= BITONIC_MERGE_ORDER_RING;
+	/* seq_cst: after the thread says it sleeps, it must see the backend's last count */
+	return put - atomic_load(&mo->taken) >= BITONIC_MERGE_ORDER_RING;
 }
 
 /* The thread says how many winners it handed out, and wakes the backend where it sleeps. */
@@ -186,7 +189,8 @@ merge_order_main(void *arg)
 		if (!put_entry(mo, &put, (uint64) w << 48 | (uint64) (uintptr_t) c->record))
 			return NULL;
 		cursor_next(mo, c);
-		if (c->ended && !put_entry(mo, &put, (uint64) w << 48))
+		if (c->ended && !put_entry(mo, &put, (uint64) w << 48 |
+								   (uint64) (uintptr_t) (c->cut ? BITONIC_MERGE_ORDER_CUT : NULL)))
 			return NULL;
 		bs_merge_tree_replay(mo->keys, mo->tags, mo->n, w, cursor_entry(mo, w), NULL, NULL);
 	}
@@ -208,6 +212,7 @@ BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, b
 {
 	BitonicMergeEntry *entries = palloc(sizeof(BitonicMergeEntry) * mo->n);
 
+	Assert(!keys_only);			/* the backend hands keys alone out of its readers */
 	mo->keys_only = keys_only;
 	mo->nulls_first = nulls_first;
 	for (int i = 0; i < mo->n; i++)
@@ -217,6 +222,7 @@ BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, b
 
 		Assert(reader->file == RUN_FILE_NONE || reader->map != NULL);
 		c->ended = reader->file == RUN_FILE_NONE;
+		c->cut = false;
 		c->record = c->ended ? NULL : (const char *) reader->tuple - BITONIC_RECORD_KEY_BYTES;
 		c->next = c->ended ? NULL : reader->data + reader->pos;
 		c->end = c->ended ? NULL : reader->data + reader->len;

@@ -25,6 +25,9 @@
 #define BITONIC_MERGE_ORDER_END (-1)	/* every run is read */
 #define BITONIC_MERGE_ORDER_WAITED (-2)	/* none yet: check for interrupts, then ask again */
 
+/* The record of a run's end where the run ends inside a record (records are 8-byte aligned). */
+#define BITONIC_MERGE_ORDER_CUT ((const char *) 1)
+
 /* A run as the thread reads it: its current row, and its bytes after it. */
 typedef struct BitonicMergeCursor
 {
@@ -35,6 +38,7 @@ typedef struct BitonicMergeCursor
 	uint64		nulls_left;		/* NULLs still to come (keys alone) */
 	bool		isnull;
 	bool		ended;
+	bool		cut;			/* it ended inside a record */
 } BitonicMergeCursor;
 
 typedef struct BitonicMergeOrder

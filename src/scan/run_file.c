@@ -451,8 +451,12 @@ touch_ahead(BitonicRunReader *reader, const char *record)
 	char	   *end = reader->data + reader->len;
 	bs_read    *r;
 
-	if (reader->ahead == NULL || reader->touched >= end ||
-		record + reader->chunk_bytes < reader->touched)
+	if (reader->ahead == NULL)
+		return;
+	/* a record longer than a touch passes what was touched, unmapped below it */
+	if (reader->touched < record)
+		reader->touched = (char *) record;
+	if (reader->touched >= end || record + reader->chunk_bytes < reader->touched)
 		return;
 	r = &reader->chunks[reader->touch_next].read;
 	if (atomic_load_explicit(&r->state, memory_order_acquire) == BS_READ_DONE)
@@ -611,7 +615,9 @@ close_reader(BitonicRunReader *reader)
 /*
  * A mapped run's record at `record` is handed out without the reader (a
  * thread decided the merge's order, merge_order.c): unmap the pages
- * before it, and touch ahead of it, as the reader's own reads do.
+ * before it, as the reader's own reads do (the thread, ahead, brings the
+ * records into the caches itself: touches of the pages it had read cost
+ * a third thread on two cores).
  */
 void
 BitonicRunReaderPassTo(BitonicRunReader *reader, const char *record)
@@ -620,10 +626,15 @@ BitonicRunReaderPassTo(BitonicRunReader *reader, const char *record)
 	release_read_pages(reader, record);
 }
 
-/* A run handed out without the reader (BitonicRunReaderPassTo) is read: close it. */
+/*
+ * A run handed out without the reader (BitonicRunReaderPassTo) is read:
+ * close it; ERROR where it ended inside a record (cut).
+ */
 void
-BitonicRunReaderEnd(BitonicRunReader *reader)
+BitonicRunReaderEnd(BitonicRunReader *reader, bool cut)
 {
+	if (cut)
+		report_short_read();
 	close_reader(reader);
 }
 

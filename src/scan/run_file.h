@@ -149,7 +149,7 @@ extern bool BitonicRunReaderMap(BitonicRunReader *reader, File file, off_t start
 								bs_read_ahead *ahead, size_t touch_bytes);
 extern void BitonicRunReaderUnmap(BitonicRunReader *reader);
 extern void BitonicRunReaderPassTo(BitonicRunReader *reader, const char *record);
-extern void BitonicRunReaderEnd(BitonicRunReader *reader);
+extern void BitonicRunReaderEnd(BitonicRunReader *reader, bool cut);
 extern void BitonicRunReaderKeysOnly(BitonicRunReader *reader, uint64 nnulls, bool nulls_first);
 extern bool BitonicRunReaderNext(BitonicRunReader *reader);
 extern TupleTableSlot *BitonicRunReaderSlot(BitonicRunReader *reader);

@@ -161,23 +161,27 @@ plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, dou
 	double		expected_runs = Max(2.0, ceil(expected_bytes / Max(mem_limit * run_share, 1.0)) + 1);
 	double		share = budget / expected_runs;
 	size_t		buffer = share > per_reader ? (size_t) share - per_reader : 0;
+	bool		may_map = mem_limit >= RUNS_MAPPED_MIN_MEMORY &&
+		bitonic_sort_map_runs != BITONIC_MAP_RUNS_OFF;
+	int			buffered;
+	int			mapped;
 
 	buffer = TYPEALIGN_DOWN(BLCKSZ, Min(buffer, RUNS_MAX_BUFFER));
 	plan->buffer_size = Max(buffer, BLCKSZ);
 	plan->budget = budget;
 	plan->per_reader = per_reader;
-	plan->order = (int) Min(budget / (plan->buffer_size + per_reader), RUNS_MAX_ORDER);
-	plan->buffered_order = Max(plan->order, 2);
-	plan->for_merge_thread = bitonic_sort_map_runs == BITONIC_MAP_RUNS_AUTO &&
-		expected_runs <= plan->order && merge_thread_allowed(runs);
-	plan->mapped = mem_limit >= RUNS_MAPPED_MIN_MEMORY &&
+	buffered = (int) Min(budget / (plan->buffer_size + per_reader), RUNS_MAX_ORDER);
+	mapped = (int) Min(Min(budget / (RUNS_MAPPED_MIN_BUFFER + per_reader),
+						   budget / (RUNS_MAPPED_READERS_SHARE * per_reader)),
+					   RUNS_MAX_ORDER);
+	plan->buffered_order = Max(buffered, 2);
+	/* mapped only where no merge pass more comes of it (wide rows: fewer readers fit) */
+	plan->for_merge_thread = may_map && bitonic_sort_map_runs == BITONIC_MAP_RUNS_AUTO &&
+		expected_runs <= Min(buffered, mapped) && merge_thread_allowed(runs);
+	plan->mapped = may_map &&
 		(bitonic_sort_map_runs == BITONIC_MAP_RUNS_ON || plan->for_merge_thread ||
-		 (bitonic_sort_map_runs == BITONIC_MAP_RUNS_AUTO && expected_runs > plan->order));
-	if (plan->mapped)
-		plan->order = (int) Min(Min(budget / (RUNS_MAPPED_MIN_BUFFER + per_reader),
-									budget / (RUNS_MAPPED_READERS_SHARE * per_reader)),
-								RUNS_MAX_ORDER);
-	plan->order = Max(plan->order, 2);
+		 (expected_runs > buffered && mapped > buffered));
+	plan->order = Max(plan->mapped ? mapped : buffered, 2);
 	return expected_runs;
 }
 
@@ -978,7 +982,9 @@ start_merge_order(BitonicRuns *runs)
 	for (int i = 0; i < n; i++)
 		if (runs->readers[i].file != RUN_FILE_NONE && runs->readers[i].map == NULL)
 			return;
-	mo = palloc0(sizeof(BitonicMergeOrder));
+	/* on cache lines of its own: the ring's counts are apart (merge_order.h) */
+	mo = (BitonicMergeOrder *) TYPEALIGN(PG_CACHE_LINE_SIZE,
+										 palloc0(sizeof(BitonicMergeOrder) + PG_CACHE_LINE_SIZE));
 	mo->n = n;
 	mo->cursors = palloc(sizeof(BitonicMergeCursor) * n);
 	mo->keys = palloc(sizeof(uint64) * n);
@@ -1034,7 +1040,7 @@ BitonicRunsFinish(BitonicRuns *runs)
  * The next row of the final merge, from the thread that decides its order
  * (waiting for it, and checking for interrupts meanwhile): its record, its
  * pages before unmapped; NULL at the merge's end, the thread joined.  A
- * run's end closes its reader.
+ * run's end closes its reader; a run cut short is an ERROR.
  */
 static const char *
 next_ordered_record(BitonicRuns *runs)
@@ -1044,14 +1050,14 @@ next_ordered_record(BitonicRuns *runs)
 		const char *record;
 		int			w = BitonicMergeOrderNext(runs->merge_order, &record);
 
-		if (w >= 0 && record != NULL)
+		if (w >= 0 && record != NULL && record != BITONIC_MERGE_ORDER_CUT)
 		{
 			BitonicRunReaderPassTo(&runs->readers[w], record);
 			return record;
 		}
 		if (w >= 0)
 		{
-			BitonicRunReaderEnd(&runs->readers[w]);
+			BitonicRunReaderEnd(&runs->readers[w], record == BITONIC_MERGE_ORDER_CUT);
 			run_read(runs, runs->reader_file[w]);
 		}
 		else if (w == BITONIC_MERGE_ORDER_END)
