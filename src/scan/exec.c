@@ -308,9 +308,9 @@ begin_runs(BitonicScanState *state)
 	state->runs = BitonicRunsBegin(&state->ms, state->keys.nkeys, state->keys.attnos,
 								   state->slot->tts_tupleDescriptor, (size_t) work_mem * 1024,
 								   BitonicScanInputRows(state) * row_bytes, row_bytes,
-								   state->random_access, MemoryContextGetParent(state->cxt));
-	if (state->values != NULL)
-		BitonicRunsKeysOnly(state->runs, BitonicValuesXor(state));
+								   state->random_access, state->values != NULL,
+								   state->values != NULL ? BitonicValuesXor(state) : 0,
+								   MemoryContextGetParent(state->cxt));
 	state->spilled = true;
 	/* malloc keeps a run's buffers under 2 MB for the next (larger ones are kept memory) */
 	bs_malloc_keep_freed(Min((size_t) work_mem * 1024, BITONIC_RUNS_MALLOC_KEEP));
@@ -1012,7 +1012,7 @@ note_runs(BitonicScanState *state)
 	state->runs_both_ends = runs->both_ends_runs;
 	state->runs_behind = runs->behind_runs;
 	state->runs_mapped = runs->mapped_runs;
-	state->merge_thread = runs->merge_ordered;
+	state->merge_thread = runs->merge_order != NULL;
 	state->merge_passes = Max(state->merge_passes, (uint32) runs->passes);
 	state->merge_order = Max(state->merge_order, (uint32) Min(runs->plan.order, runs->initial_runs));
 	state->disk_bytes = Max(state->disk_bytes, runs->disk.peak);

@@ -43,31 +43,14 @@
 /* Longest the backend sleeps before it checks for interrupts, in nanoseconds. */
 #define OWNER_SLEEP_NS 10000000
 
-/* Move a cursor to its run's next row: a key or a NULL, or the run's end. */
+/* Move a cursor to its run's next record, or the run's end (cut: inside a record). */
 static void
-cursor_next(const BitonicMergeOrder *mo, BitonicMergeCursor *c)
+cursor_next(BitonicMergeCursor *c)
 {
 	size_t		left = (size_t) (c->end - c->next);
 	uint32		t_len;
 	size_t		bytes;
 
-	if (mo->keys_only)
-	{
-		c->isnull = true;
-		if (mo->nulls_first && c->nulls_left > 0)
-			c->nulls_left--;
-		else if (left >= BITONIC_RECORD_KEY_BYTES)
-		{
-			memcpy(&c->key, c->next, BITONIC_RECORD_KEY_BYTES);
-			c->next += BITONIC_RECORD_KEY_BYTES;
-			c->isnull = false;
-		}
-		else if (c->nulls_left > 0)
-			c->nulls_left--;
-		else
-			c->ended = true;
-		return;
-	}
 	if (left < BITONIC_RECORD_KEY_BYTES + sizeof(uint32))
 	{
 		c->ended = true;
@@ -188,7 +171,7 @@ merge_order_main(void *arg)
 
 		if (!put_entry(mo, &put, (uint64) w << 48 | (uint64) (uintptr_t) c->record))
 			return NULL;
-		cursor_next(mo, c);
+		cursor_next(c);
 		if (c->ended && !put_entry(mo, &put, (uint64) w << 48 |
 								   (uint64) (uintptr_t) (c->cut ? BITONIC_MERGE_ORDER_CUT : NULL)))
 			return NULL;
@@ -202,24 +185,22 @@ merge_order_main(void *arg)
 
 /*
  * Start the thread over the merge's readers (mo->n of them, every one
- * mapped or ended, each at its current row), with mo's cursors and tree
- * allocated for as many: false where it could not start (the backend then
- * plays its own tree, which nothing has moved yet).
+ * mapped or ended, each at its current row, none of keys alone), with
+ * mo's cursors and tree allocated for as many: false where it could not
+ * start (the backend then plays its own tree, which nothing has moved yet).
  */
 bool
-BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, bool keys_only,
-					   bool nulls_first)
+BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, bool nulls_first)
 {
 	BitonicMergeEntry *entries = palloc(sizeof(BitonicMergeEntry) * mo->n);
 
-	Assert(!keys_only);			/* the backend hands keys alone out of its readers */
-	mo->keys_only = keys_only;
 	mo->nulls_first = nulls_first;
 	for (int i = 0; i < mo->n; i++)
 	{
 		const BitonicRunReader *reader = &readers[i];
 		BitonicMergeCursor *c = &mo->cursors[i];
 
+		Assert(!reader->keys_only);	/* keys alone are handed out by the backend's readers */
 		Assert(reader->file == RUN_FILE_NONE || reader->map != NULL);
 		c->ended = reader->file == RUN_FILE_NONE;
 		c->cut = false;
@@ -228,7 +209,6 @@ BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, b
 		c->end = c->ended ? NULL : reader->data + reader->len;
 		c->key = reader->key;
 		c->isnull = reader->isnull;
-		c->nulls_left = reader->nulls_left;
 		entries[i] = cursor_entry(mo, i);
 	}
 	bs_merge_tree_build(mo->keys, mo->tags, mo->n, entries, NULL, NULL);

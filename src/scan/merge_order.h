@@ -35,7 +35,6 @@ typedef struct BitonicMergeCursor
 	const char *next;			/* the record after the current one */
 	const char *end;			/* the byte after the run's last */
 	uint64		key;
-	uint64		nulls_left;		/* NULLs still to come (keys alone) */
 	bool		isnull;
 	bool		ended;
 	bool		cut;			/* it ended inside a record */
@@ -51,7 +50,6 @@ typedef struct BitonicMergeOrder
 	uint64	   *keys;			/* the thread's loser tree */
 	uint64	   *tags;
 	int			n;
-	bool		keys_only;		/* records are keys alone, NULLs counted */
 	bool		nulls_first;
 	uint64		ring[BITONIC_MERGE_ORDER_RING];	/* reader << 48 | its record (0: ended) */
 	/* the thread's (each side's on cache lines of its own) */
@@ -69,7 +67,7 @@ typedef struct BitonicMergeOrder
 } BitonicMergeOrder;
 
 extern bool BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers,
-								   bool keys_only, bool nulls_first);
+								   bool nulls_first);
 extern int	BitonicMergeOrderNext(BitonicMergeOrder *mo, const char **record);
 extern void BitonicMergeOrderStop(BitonicMergeOrder *mo);
 

@@ -318,6 +318,26 @@ take(BitonicRunReader *reader, int c)
 }
 
 /*
+ * Start a reader on file's run whose bytes end at `end` (BitonicRunReaderOpen,
+ * BitonicRunReaderMap): data and len are the opener's; no record read yet,
+ * rows (not keys alone), nothing stitched or mapped.
+ */
+static void
+begin_reader(BitonicRunReader *reader, File file, off_t end)
+{
+	reader->file = file;
+	reader->end = end;
+	reader->map = NULL;
+	reader->stitch = NULL;
+	reader->stitch_size = 0;
+	reader->pos = 0;
+	reader->next = -1;
+	reader->tuple = NULL;
+	reader->keys_only = false;
+	reader->nulls_left = 0;
+}
+
+/*
  * Read a written run from its start: its file, first byte and size, the
  * bytes of its buffers (allocated here, in cxt, and freed at the run's end),
  * and the thread that reads ahead with the file's descriptor for it (NULL
@@ -330,11 +350,10 @@ BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t byt
 	size_t		chunk_size = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, buf_size / 2);
 
 	Assert(reader->data == NULL && chunk_size >= 1024);
-	reader->file = file;
+	begin_reader(reader, file, start + bytes);
 	reader->ahead = fd >= 0 ? ahead : NULL;
 	reader->fd = fd;
 	reader->offset = start;
-	reader->end = start + bytes;
 	reader->head = MAXALIGN(chunk_size / 8);
 	reader->chunk_bytes = chunk_size - reader->head;
 	reader->cxt = cxt;
@@ -344,16 +363,8 @@ BitonicRunReaderOpen(BitonicRunReader *reader, File file, off_t start, off_t byt
 		reader->chunks[c].pending = false;
 		atomic_init(&reader->chunks[c].read.state, BS_READ_IDLE);
 	}
-	reader->map = NULL;
-	reader->stitch = NULL;
-	reader->stitch_size = 0;
 	reader->data = reader->chunks[0].mem;	/* empty until the first record */
-	reader->pos = 0;
 	reader->len = 0;
-	reader->next = -1;
-	reader->tuple = NULL;
-	reader->keys_only = false;
-	reader->nulls_left = 0;
 	request_free(reader, -1);
 }
 
@@ -399,26 +410,18 @@ BitonicRunReaderMap(BitonicRunReader *reader, File file, off_t start, off_t byte
 	if (map == MAP_FAILED)
 		return false;
 	memset(reader->chunks, 0, sizeof(reader->chunks));
-	reader->file = file;
+	begin_reader(reader, file, start + bytes);
 	reader->ahead = ahead != NULL && ahead->running && touch_bytes > 0 ? ahead : NULL;
 	reader->fd = -1;
 	reader->offset = start + bytes;
-	reader->end = start + bytes;
 	reader->head = 0;
 	reader->chunk_bytes = touch_bytes;
 	reader->map = map;
 	reader->map_len = len;
-	reader->touched = (char *) map + (start - base);
-	reader->touch_next = 0;
-	reader->stitch = NULL;
-	reader->stitch_size = 0;
 	reader->data = (char *) map + (start - base);
-	reader->pos = 0;
 	reader->len = (size_t) bytes;
-	reader->next = -1;
-	reader->tuple = NULL;
-	reader->keys_only = false;
-	reader->nulls_left = 0;
+	reader->touched = reader->data;
+	reader->touch_next = 0;
 	return true;
 }
 
@@ -500,6 +503,16 @@ release_read_pages(BitonicRunReader *reader, const char *record)
 		reader->map += pages;
 		reader->map_len -= pages;
 	}
+}
+
+/* A mapped reader reaches `record`: unmap the pages before it, touch ahead of it. */
+static inline void
+map_reach(BitonicRunReader *reader, const char *record)
+{
+	if (reader->map == NULL)
+		return;
+	release_read_pages(reader, record);
+	touch_ahead(reader, record);
 }
 
 /*
@@ -658,11 +671,7 @@ next_key(BitonicRunReader *reader)
 		return take_null(reader);
 	if (ensure(reader, BITONIC_RECORD_KEY_BYTES))
 	{
-		if (reader->map != NULL)
-		{
-			release_read_pages(reader, reader->data + reader->pos);
-			touch_ahead(reader, reader->data + reader->pos);
-		}
+		map_reach(reader, reader->data + reader->pos);
 		memcpy(&reader->key, reader->data + reader->pos, BITONIC_RECORD_KEY_BYTES);
 		reader->isnull = false;
 		reader->pos += BITONIC_RECORD_KEY_BYTES;
@@ -699,11 +708,7 @@ BitonicRunReaderNext(BitonicRunReader *reader)
 	if (t_len < MINIMAL_TUPLE_DATA_OFFSET || !ensure(reader, BitonicRunRecordBytes(t_len)))
 		report_short_read();
 	record = reader->data + reader->pos;
-	if (reader->map != NULL)
-	{
-		release_read_pages(reader, record);
-		touch_ahead(reader, record);
-	}
+	map_reach(reader, record);
 	memcpy(&reader->key, record, BITONIC_RECORD_KEY_BYTES);
 	reader->isnull = record[BITONIC_RECORD_NULL_FLAG] != 0;
 	reader->tuple = (MinimalTuple) (record + BITONIC_RECORD_KEY_BYTES);

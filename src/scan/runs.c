@@ -73,10 +73,10 @@
  * left each run a few rows).
  */
 #define RUNS_MAPPED_MIN_MEMORY ((size_t) 1024 * 1024)
+#define RUNS_MAPPED_READERS_SHARE 4
 
 /* Bytes of all runs read mapped that are touched ahead of the merge, at most. */
 #define RUNS_TOUCH_AHEAD_BYTES ((size_t) 8 * 1024 * 1024)
-#define RUNS_MAPPED_READERS_SHARE 4
 
 /* Memory of the runs' state besides their buffers and the merge's readers. */
 #define RUNS_FIXED_BYTES ((size_t) 1024)
@@ -141,14 +141,14 @@ merge_thread_allowed(const BitonicRuns *runs)
  * as such buffers fit.  Where more runs are expected than that, or a
  * thread may decide the final merge's order (which reads mapped runs:
  * 10M rows at 64 MB, 12% less time than buffers), or bitonic_sort.map_runs
- * is on, and work_mem allows, the runs are read mapped,
- * which needs no buffer: as many are merged at once as fit with buffers
- * of RUNS_MAPPED_MIN_BUFFER, which a merge takes where a run cannot be
- * mapped after all, and whose readers take a quarter of the budget.  (Mapped, the merge reads each record from memory that no
- * core has read yet: 3% slower than buffers that the thread reading ahead
- * fills, where those can take the runs at once.)  A run's rows take
- * run_share of mem_limit (0.6, less for runs written behind).  Returns the
- * runs expected.
+ * is on, and work_mem allows, the runs are read mapped, which needs no
+ * buffer: as many are merged at once as fit with buffers of
+ * RUNS_MAPPED_MIN_BUFFER, which a merge takes where a run cannot be mapped
+ * after all, and whose readers take a quarter of the budget.  (Mapped
+ * runs the backend merges itself took 2% longer than buffers that the
+ * thread reading ahead fills, where those can take the runs at once.)  A
+ * run's rows take run_share of mem_limit (0.6, less for runs written
+ * behind).  Returns the runs expected.
  */
 static double
 plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, double row_bytes,
@@ -174,12 +174,10 @@ plan_merge(const BitonicRuns *runs, size_t mem_limit, double expected_bytes, dou
 	mapped = (int) Min(Min(budget / (RUNS_MAPPED_MIN_BUFFER + per_reader),
 						   budget / (RUNS_MAPPED_READERS_SHARE * per_reader)),
 					   RUNS_MAX_ORDER);
-	plan->buffered_order = Max(buffered, 2);
-	/* mapped only where no merge pass more comes of it (wide rows: fewer readers fit) */
-	plan->for_merge_thread = may_map && bitonic_sort_map_runs == BITONIC_MAP_RUNS_AUTO &&
-		expected_runs <= Min(buffered, mapped) && merge_thread_allowed(runs);
+	/* for the thread only where no merge pass more comes of it (wide rows: fewer readers fit) */
 	plan->mapped = may_map &&
-		(bitonic_sort_map_runs == BITONIC_MAP_RUNS_ON || plan->for_merge_thread ||
+		(bitonic_sort_map_runs == BITONIC_MAP_RUNS_ON ||
+		 (expected_runs <= Min(buffered, mapped) && merge_thread_allowed(runs)) ||
 		 (expected_runs > buffered && mapped > buffered));
 	plan->order = Max(plan->mapped ? mapped : buffered, 2);
 	return expected_runs;
@@ -243,13 +241,17 @@ BitonicRunsNextEndMerges(const BitonicRuns *runs)
 /*
  * Begin the external sort of a node: its comparators and key function (the
  * node's multisort), the sort columns, the rows' descriptor, the memory the
- * merge may take, what the planner expects the input to take, and whether
- * the sorted rows are read backwards, marked or rewound.
+ * merge may take, what the planner expects the input to take, whether
+ * the sorted rows are read backwards, marked or rewound, and whether the
+ * runs hold one column whose key is its value (the node's keys alone,
+ * values.c: each run is its keys alone, flipped by key_xor, and a count of
+ * its NULLs, and the merge hands values out in a virtual slot).
  */
 BitonicRuns *
 BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos,
 				 TupleDesc tupdesc, size_t mem_limit, double expected_bytes,
-				 double row_bytes, bool random_access, MemoryContext parent)
+				 double row_bytes, bool random_access, bool keys_only, uint64 key_xor,
+				 MemoryContext parent)
 {
 	MemoryContext cxt = AllocSetContextCreate(parent, "bitonic_sort runs",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -271,13 +273,20 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->keys_decide = runs->key_exact && nkeys == 1;
 	runs->tupdesc = tupdesc;
 	runs->random_access = random_access;
+	runs->keys_only = keys_only;
+	runs->key_xor = key_xor;
+	Assert(!keys_only || (nkeys == 1 && runs->keys_decide && tupdesc->natts == 1));
+	if (keys_only)
+		runs->key_slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsVirtual);
 	BitonicRunWriterInit(&runs->writer, write_buffer_size(mem_limit), &runs->disk);
 	/*
 	 * runs written from both ends (run_ends.c) need a second thread, keys
 	 * a thread may compute (exact keys, pure arithmetic, or none), and
-	 * memory for runs of bitonic_sort.both_ends_run_size
+	 * memory for runs of bitonic_sort.both_ends_run_size; runs of keys
+	 * alone are written by the backend
 	 */
-	if (bitonic_sort_cpu_threads > 1 && (ms->key_of == NULL || runs->key_exact || ms->text_prefix))
+	if (!keys_only && bitonic_sort_cpu_threads > 1 &&
+		(ms->key_of == NULL || runs->key_exact || ms->text_prefix))
 	{
 		runs->both_ends = mem_limit >= both_ends_min_bytes() && !ms->text_prefix;
 		/*
@@ -307,32 +316,6 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	bs_parallel_keep_helpers();
 	MemoryContextSwitchTo(old);
 	return runs;
-}
-
-/*
- * The runs hold one column whose key is its value (the node's keys alone,
- * values.c): each run is its keys alone and a count of its NULLs, and the
- * merge hands values out in a virtual slot.
- */
-void
-BitonicRunsKeysOnly(BitonicRuns *runs, uint64 key_xor)
-{
-	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
-
-	Assert(runs->nkeys == 1 && runs->keys_decide && runs->tupdesc->natts == 1);
-	runs->keys_only = true;
-	runs->key_xor = key_xor;
-	/* no thread decides the order of keys alone: read through buffers where they take the runs */
-	if (runs->plan.for_merge_thread)
-	{
-		runs->plan.mapped = false;
-		runs->plan.for_merge_thread = false;
-		runs->plan.order = runs->plan.buffered_order;
-	}
-	runs->both_ends = false;
-	runs->behind = NULL;
-	runs->key_slot = MakeSingleTupleTableSlot(runs->tupdesc, &TTSOpsVirtual);
-	MemoryContextSwitchTo(old);
 }
 
 /*
@@ -989,10 +972,9 @@ start_merge_order(BitonicRuns *runs)
 	mo->cursors = palloc(sizeof(BitonicMergeCursor) * n);
 	mo->keys = palloc(sizeof(uint64) * n);
 	mo->tags = palloc(sizeof(uint64) * n);
-	if (!BitonicMergeOrderStart(mo, runs->readers, runs->keys_only, runs->ms->nulls_first))
+	if (!BitonicMergeOrderStart(mo, runs->readers, runs->ms->nulls_first))
 		return;
 	runs->merge_order = mo;
-	runs->merge_ordered = true;
 	note_peak(runs);
 }
 

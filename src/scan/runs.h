@@ -37,8 +37,6 @@ typedef struct BitonicRun
 typedef struct BitonicMergePlan
 {
 	bool		mapped;			/* runs are read where they lie in the page cache */
-	bool		for_merge_thread;	/* mapped only for the thread deciding the final merge's order */
-	int			buffered_order; /* the order with read buffers */
 	size_t		buffer_size;
 	int			order;
 	size_t		budget;
@@ -100,8 +98,8 @@ typedef struct BitonicRuns
 	uint64	   *tree_keys;
 	uint64	   *tree_tags;
 	bool		advance;		/* the winner's row was handed out: read its next first */
-	BitonicMergeOrder *merge_order; /* the thread deciding the final merge's order, or NULL */
-	bool		merge_ordered;	/* such a thread decided the final merge's order */
+	BitonicMergeOrder *merge_order; /* the thread deciding the final merge's order (kept
+									 * once joined), or NULL */
 
 	bool		random_access;	/* the final merge goes to a tuplestore */
 	Tuplestorestate *merged;	/* that tuplestore, or NULL */
@@ -126,9 +124,8 @@ extern bool BitonicRunsNextEndMerges(const BitonicRuns *runs);
 extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 const AttrNumber *attnos, TupleDesc tupdesc,
 									 size_t mem_limit, double expected_bytes,
-									 double row_bytes, bool random_access,
-									 MemoryContext parent);
-extern void BitonicRunsKeysOnly(BitonicRuns *runs, uint64 key_xor);
+									 double row_bytes, bool random_access, bool keys_only,
+									 uint64 key_xor, MemoryContext parent);
 extern void BitonicRunsStartRun(BitonicRuns *runs);
 extern void BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull);
 extern void BitonicRunsPutValue(BitonicRuns *runs, Datum value, bool isnull);
