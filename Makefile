@@ -73,6 +73,7 @@ OBJS = \
 	src/scan/runs.o \
 	src/scan/merge_tree.o \
 	src/scan/merge_order.o \
+	src/scan/merge_tie.o \
 	src/scan/run_file.o \
 	src/scan/run_ends.o \
 	src/scan/explain.o \

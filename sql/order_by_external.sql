@@ -103,7 +103,10 @@ INSERT INTO ext_queries VALUES
   ('bool int4 float8', 'SELECT * FROM ext ORDER BY b, i4 DESC, f8, id', NULL),
   ('keys alone', 'SELECT k FROM ext_keys ORDER BY k DESC', NULL),
   ('keys alone nulls last', 'SELECT k FROM ext_keys ORDER BY k', NULL),
-  ('expression', 'SELECT *, i4 % 7 AS m FROM ext ORDER BY i4 % 7, id', NULL);
+  ('expression', 'SELECT *, i4 % 7 AS m FROM ext ORDER BY i4 % 7, id', NULL),
+  ('int4 ties, float8 desc', 'SELECT * FROM ext ORDER BY i4, f8 DESC NULLS LAST', 'SELECT * FROM ext ORDER BY i4, f8 DESC NULLS LAST, id'),
+  ('int4 ties, date after text', 'SELECT * FROM ext ORDER BY i4 DESC, d NULLS FIRST', 'SELECT * FROM ext ORDER BY i4 DESC, d NULLS FIRST, id'),
+  ('text C desc nulls first', 'SELECT * FROM ext ORDER BY t COLLATE "C" DESC NULLS FIRST', 'SELECT * FROM ext ORDER BY t COLLATE "C" DESC NULLS FIRST, id');
 INSERT INTO ext_queries
 SELECT 'text ICU', 'SELECT * FROM ext ORDER BY t COLLATE "und-x-icu", id', NULL
 FROM pg_collation WHERE collname = 'und-x-icu';
@@ -226,7 +229,6 @@ FROM (VALUES
   LATERAL ext_writers(v.q, v.setting, v.value) w;
 SELECT * FROM ext_check('SELECT * FROM ext_packed ORDER BY t COLLATE "C", id', NULL, '1MB')
   AS compressed_text_in_place;
-DROP TABLE ext_packed;
 -- who reads the runs (bitonic_sort.map_runs): mapped, where they lie in
 -- the page cache, with no read buffers (as many runs merged at once as
 -- fit with buffers of 2 kB, which a run that cannot be mapped takes); by
@@ -234,8 +236,9 @@ DROP TABLE ext_packed;
 -- one block or more take, or for the thread below, else read into
 -- buffers; never below 1MB.  And
 -- who decides the final merge's order: a thread of its own where the runs
--- are mapped and one column's exact keys decide alone (merge_order.c),
--- else the node
+-- are mapped and one column's exact keys decide alone, or the thread can
+-- tell the ties apart from the records (merge_tie.c: text in "C" whose
+-- values need no detoast, later columns of exact keys), else the node
 SET bitonic_sort.map_runs = on;
 SELECT label, w.runs > 1 AS several_runs, w.mapped >= w.runs AS all_mapped, w.mapped = 0 AS none_mapped,
        w.merge_thread
@@ -247,22 +250,36 @@ FROM (VALUES
   ('merge_thread off', 'SELECT * FROM ext ORDER BY i8', 'bitonic_sort.merge_thread', 'off'),
   ('one thread', 'SELECT * FROM ext ORDER BY i8', 'bitonic_sort.cpu_threads', '1'),
   ('text C', 'SELECT * FROM ext ORDER BY t COLLATE "C", id', NULL, NULL),
+  ('text C desc, date', 'SELECT * FROM ext ORDER BY t COLLATE "C" DESC, d', NULL, NULL),
+  ('text C, compressed', 'SELECT * FROM ext_packed ORDER BY t COLLATE "C", id', NULL, NULL),
+  ('int8, text', 'SELECT * FROM ext ORDER BY i8, t COLLATE "C"', NULL, NULL),
   ('numeric, text', 'SELECT * FROM ext ORDER BY n, t', NULL, NULL),
   ('keys alone', 'SELECT k FROM ext_keys ORDER BY k', NULL, NULL),
-  ('auto, few runs', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.map_runs', 'auto'),
+  ('auto, few runs', 'SELECT * FROM ext ORDER BY n, id', 'bitonic_sort.map_runs', 'auto'),
+  ('auto, for the thread, ties', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.map_runs', 'auto'),
   ('auto, for the thread', 'SELECT * FROM ext ORDER BY i8', 'bitonic_sort.map_runs', 'auto'),
   ('auto, keys alone', 'SELECT k FROM ext_keys ORDER BY k', 'bitonic_sort.map_runs', 'auto'),
   ('off', 'SELECT * FROM ext ORDER BY i8, id', 'bitonic_sort.map_runs', 'off'),
   ('64kB', 'SELECT * FROM ext ORDER BY i8, id', 'work_mem', '64kB')) v(label, q, setting, value),
   LATERAL ext_writers(v.q, v.setting, v.value) w;
 RESET bitonic_sort.map_runs;
+DROP TABLE ext_packed;
 -- the rows the same with the node deciding the order of mapped runs (the
--- differential above has the thread: float8, date and, below, the keys at
--- the ends of their range)
+-- differential above has the thread: float8, date, text in "C", several
+-- keys and, below, the keys at the ends of their range)
 SET bitonic_sort.merge_thread = off;
 SELECT * FROM ext_check('SELECT * FROM ext ORDER BY f8', 'SELECT * FROM ext ORDER BY f8, id', '1MB', true, 'on')
   AS mapped_without_merge_thread;
+SELECT * FROM ext_check('SELECT * FROM ext ORDER BY i4, f8 DESC NULLS LAST',
+                        'SELECT * FROM ext ORDER BY i4, f8 DESC NULLS LAST, id', '1MB', true, 'on')
+  AS ties_mapped_without_merge_thread;
 RESET bitonic_sort.merge_thread;
+-- text in "C" longer than a short header takes, equal in its first 8
+-- bytes and more: the thread's ties compare the whole values
+SELECT w.merge_thread, c.*
+FROM (VALUES ('SELECT * FROM (SELECT i AS id, repeat(''ab'', 100 + i % 3) || (i * 7919) % 7 AS w FROM generate_series(1, 20000) i) s ORDER BY w COLLATE "C"')) v(q),
+     LATERAL ext_writers(v.q, 'bitonic_sort.map_runs', 'on') w,
+     LATERAL ext_check(v.q, v.q || ', id', '1MB', true, 'on') c;
 -- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
 -- every 1000 rows, computed above the scan so that nothing is compressed)
 -- are written in pieces where they go, at either end; and a first sort
@@ -447,14 +464,17 @@ RESET bitonic_sort.keep_memory;
 -- runs come than one merge takes, so levels merge while rows come in; a
 -- run whose end merges is written in place (besides the first and the
 -- last), its memory freed before the merge's; the rows the same, Peak
--- Memory within work_mem plus 512 kB
+-- Memory within work_mem plus 512 kB (without the merge thread, for
+-- which the runs would be mapped and merged at once)
 SET work_mem = '1MB';
+SET bitonic_sort.merge_thread = off;
 SELECT (p ->> 'Runs Written Behind')::int > 0 AS behind,
        (p ->> 'Merge Passes')::int > 1 AS several_passes,
        (p ->> 'Runs')::int - (p ->> 'Runs Written Behind')::int > 2 AS merging_runs_in_place,
        ext_peak_within(v.q, '1MB') AS within_work_mem, c.*
 FROM (VALUES ('SELECT * FROM ext_misled WHERE (i % 7) < 10 ORDER BY f, i')) v(q),
      LATERAL ext_plan(v.q) p, LATERAL ext_check(v.q, NULL, '1MB') c;
+RESET bitonic_sort.merge_thread;
 RESET work_mem;
 
 -- many runs at 64kB: runs merged by level as they come, more than one

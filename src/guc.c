@@ -253,8 +253,9 @@ BitonicGucInit(void)
 
 	DefineCustomBoolVariable("bitonic_sort.merge_thread",
 							 "Has a thread decide the order of an external sort's final merge ahead of the node.",
-							 "Only where the runs are read mapped and the first sort column's key decides "
-							 "the order alone (one column of numbers, dates or times).",
+							 "Only where the runs are read mapped and the keys decide the order alone (one "
+							 "column of numbers, dates or times) or the thread can tell equal keys apart "
+							 "(text in \"C\" that is not compressed, later columns of numbers, dates or times).",
 							 &bitonic_sort_merge_thread,
 							 true,
 							 PGC_USERSET,

@@ -6,7 +6,10 @@
  * the loser tree (10M rows at 4 MB, 545 runs) while the second core only
  * touched the runs' pages ahead.  Here a thread plays the tree over cursors
  * of its own, which read each record's key, NULL flag and length where the
- * run is mapped, and puts each winner's record in a ring, and a run's end
+ * run is mapped (and, for rows of equal keys, the values the tie needs:
+ * merge_tie.c; a cursor keeps its row's second sort column once read, as
+ * a row meets others of its key at each level of the tree), and puts
+ * each winner's record in a ring, and a run's end
  * after its last; the backend takes them in turn and hands each row out
  * where it lies.  (Handing out reader indices alone, the backend moving
  * its readers on as the thread had, took 40% longer than the backend's own
@@ -68,8 +71,62 @@ cursor_next(BitonicMergeCursor *c)
 	memcpy(&c->key, c->next, BITONIC_RECORD_KEY_BYTES);
 	c->isnull = c->next[BITONIC_RECORD_NULL_FLAG] != 0;
 	c->record = c->next;
+	c->second_known = false;
 	c->next += bytes;
 	__builtin_prefetch(c->next);
+}
+
+/* The minimal tuple of a cursor's current row. */
+static inline const char *
+cursor_tuple(const BitonicMergeCursor *c)
+{
+	return c->record + BITONIC_RECORD_KEY_BYTES;
+}
+
+/* A cursor's row's second sort column (exact), read once. */
+static inline BitonicTieKey
+cursor_second_key(const BitonicMergeOrder *mo, BitonicMergeCursor *c)
+{
+	if (!c->second_known)
+	{
+		c->second_key = BitonicMergeTieKey(mo->tie, 1, cursor_tuple(c));
+		c->second_known = true;
+	}
+	return c->second_key;
+}
+
+/*
+ * The thread's tie: whether entry a's row goes before entry b's where
+ * their classes and keys are equal, from the first column the keys left
+ * open (the first where they are prefixes of text, else the second), then
+ * the earlier run, as the backend's comparators would order them.
+ */
+static bool
+cursors_before(void *arg, const BitonicMergeEntry *ea, const BitonicMergeEntry *eb)
+{
+	BitonicMergeOrder *mo = (BitonicMergeOrder *) arg;
+	int			a = TAG_READER(ea->tag);
+	int			b = TAG_READER(eb->tag);
+	BitonicMergeCursor *x = &mo->cursors[a];
+	BitonicMergeCursor *y = &mo->cursors[b];
+	int			from = (x->isnull || mo->key_exact) ? 1 : 0;
+	int			r = 0;
+
+	if (from == 1 && mo->tie->ncolumns > 1)
+	{
+		r = BitonicTieKeyCompare(cursor_second_key(mo, x), cursor_second_key(mo, y));
+		from = 2;
+	}
+	if (r == 0)
+		r = BitonicMergeTieCompare(mo->tie, cursor_tuple(x), cursor_tuple(y), from);
+	return r != 0 ? r < 0 : a < b;
+}
+
+/* The thread's tree's tie: none where keys decide alone. */
+static inline BitonicMergeTie
+tie_of(const BitonicMergeOrder *mo)
+{
+	return mo->tie != NULL ? cursors_before : NULL;
 }
 
 /* Reader i's entry in the thread's tree. */
@@ -175,7 +232,7 @@ merge_order_main(void *arg)
 		if (c->ended && !put_entry(mo, &put, (uint64) w << 48 |
 								   (uint64) (uintptr_t) (c->cut ? BITONIC_MERGE_ORDER_CUT : NULL)))
 			return NULL;
-		bs_merge_tree_replay(mo->keys, mo->tags, mo->n, w, cursor_entry(mo, w), NULL, NULL);
+		bs_merge_tree_replay(mo->keys, mo->tags, mo->n, w, cursor_entry(mo, w), tie_of(mo), mo);
 	}
 	publish_put(mo, put);
 	atomic_store(&mo->ended, true);
@@ -186,15 +243,20 @@ merge_order_main(void *arg)
 /*
  * Start the thread over the merge's readers (mo->n of them, every one
  * mapped or ended, each at its current row, none of keys alone), with
- * mo's cursors and tree allocated for as many: false where it could not
- * start (the backend then plays its own tree, which nothing has moved yet).
+ * mo's cursors and tree allocated for as many, ties decided by tie (NULL
+ * where keys decide alone; key_exact: equal keys are equal first
+ * columns): false where it could not start (the backend then plays its
+ * own tree, which nothing has moved yet).
  */
 bool
-BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, bool nulls_first)
+BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, bool nulls_first,
+					   const BitonicMergeTieSpec *tie, bool key_exact)
 {
 	BitonicMergeEntry *entries = palloc(sizeof(BitonicMergeEntry) * mo->n);
 
 	mo->nulls_first = nulls_first;
+	mo->tie = tie;
+	mo->key_exact = key_exact;
 	for (int i = 0; i < mo->n; i++)
 	{
 		const BitonicRunReader *reader = &readers[i];
@@ -209,9 +271,10 @@ BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers, b
 		c->end = c->ended ? NULL : reader->data + reader->len;
 		c->key = reader->key;
 		c->isnull = reader->isnull;
+		c->second_known = false;
 		entries[i] = cursor_entry(mo, i);
 	}
-	bs_merge_tree_build(mo->keys, mo->tags, mo->n, entries, NULL, NULL);
+	bs_merge_tree_build(mo->keys, mo->tags, mo->n, entries, tie_of(mo), mo);
 	pfree(entries);
 	atomic_init(&mo->put, 0);
 	atomic_init(&mo->taken, 0);

@@ -4,8 +4,9 @@
  * over the runs, read where they lie mapped, and hands the winners'
  * records (and the end of each run) to the backend through a ring, so that
  * the backend only hands each row out (merge_order.c).  Only where the
- * first sort column's keys decide alone (no comparator is called) and
- * every run is mapped: the thread calls nothing of PostgreSQL's.
+ * first sort column's keys decide alone, or its ties are decided by
+ * arithmetic on the records (merge_tie.h), and every run is mapped: the
+ * thread calls nothing of PostgreSQL's.
  */
 #ifndef BITONIC_SCAN_MERGE_ORDER_H
 #define BITONIC_SCAN_MERGE_ORDER_H
@@ -15,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "scan/merge_tie.h"
 #include "scan/merge_tree.h"
 #include "scan/run_file.h"
 
@@ -38,6 +40,8 @@ typedef struct BitonicMergeCursor
 	bool		isnull;
 	bool		ended;
 	bool		cut;			/* it ended inside a record */
+	bool		second_known;	/* second_key is the current row's */
+	BitonicTieKey second_key;	/* its second sort column, where a tie asked for it */
 } BitonicMergeCursor;
 
 typedef struct BitonicMergeOrder
@@ -51,6 +55,8 @@ typedef struct BitonicMergeOrder
 	uint64	   *tags;
 	int			n;
 	bool		nulls_first;
+	const BitonicMergeTieSpec *tie;	/* how ties are decided, or NULL where keys decide alone */
+	bool		key_exact;		/* equal keys are equal first columns */
 	uint64		ring[BITONIC_MERGE_ORDER_RING];	/* reader << 48 | its record (0: ended) */
 	/* the thread's (each side's on cache lines of its own) */
 	atomic_ullong put pg_attribute_aligned(64); /* winners handed out, told a batch at a time */
@@ -67,7 +73,8 @@ typedef struct BitonicMergeOrder
 } BitonicMergeOrder;
 
 extern bool BitonicMergeOrderStart(BitonicMergeOrder *mo, const BitonicRunReader *readers,
-								   bool nulls_first);
+								   bool nulls_first, const BitonicMergeTieSpec *tie,
+								   bool key_exact);
 extern int	BitonicMergeOrderNext(BitonicMergeOrder *mo, const char **record);
 extern void BitonicMergeOrderStop(BitonicMergeOrder *mo);
 

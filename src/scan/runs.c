@@ -124,13 +124,14 @@ write_buffer_size(size_t mem_limit)
 
 /*
  * Whether a thread may decide the final merge's order (start_merge_order):
- * bitonic_sort.merge_thread, a second thread, keys that decide alone, and
- * no merge to a tuplestore.
+ * bitonic_sort.merge_thread, a second thread, keys that decide alone or
+ * ties the thread can decide (merge_tie.h), and no merge to a tuplestore.
  */
 static bool
 merge_thread_allowed(const BitonicRuns *runs)
 {
-	return bitonic_sort_merge_thread && bitonic_sort_cpu_threads > 1 && runs->keys_decide &&
+	return bitonic_sort_merge_thread && bitonic_sort_cpu_threads > 1 &&
+		(runs->keys_decide || runs->thread_tie != NULL) &&
 		!runs->keys_only && !runs->random_access;
 }
 
@@ -271,6 +272,16 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	runs->attnos = attnos;
 	runs->key_exact = BitonicKeyKindExact(ms->kind);
 	runs->keys_decide = runs->key_exact && nkeys == 1;
+	runs->text_plain = true;
+	if (!runs->keys_decide && !keys_only)
+	{
+		runs->thread_tie = palloc(sizeof(BitonicMergeTieSpec));
+		if (!BitonicMergeTieInit(runs->thread_tie, ms, nkeys, attnos, tupdesc))
+		{
+			pfree(runs->thread_tie);
+			runs->thread_tie = NULL;
+		}
+	}
 	runs->tupdesc = tupdesc;
 	runs->random_access = random_access;
 	runs->keys_only = keys_only;
@@ -652,11 +663,15 @@ BitonicRunsFinishBehind(BitonicRuns *runs, MemoryContext parent)
 
 /*
  * Write the next row of the run, with the key of its first sort column's
- * value (or its NULL).
+ * value (or its NULL).  (Text in byte order that needs a detoast keeps the
+ * merge's ties from a thread, which reads values where they lie: rows
+ * written by threads need none, BitonicRunsPutRowsBehind.)
  */
 void
 BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 {
+	if (runs->ms->text_prefix && !isnull && BitonicTextNeedsDetoast(DatumGetPointer(value)))
+		runs->text_plain = false;
 	BitonicRunWriterPut(&runs->writer, BitonicRunRecordKey(runs->ms, value, isnull), isnull, tuple);
 }
 
@@ -951,7 +966,8 @@ BitonicRunsEndRun(BitonicRuns *runs)
  * Have a thread decide the final merge's order ahead of the backend
  * (merge_order.c), where bitonic_sort.merge_thread allows, the first sort
  * column's keys decide alone (no comparator to call; not keys alone, whose
- * rows are their keys), every run is mapped and a second thread is
+ * rows are their keys) or the thread can decide their ties (every run's
+ * text needing no detoast), every run is mapped and a second thread is
  * allowed: the backend then only hands each winner's row out.
  */
 static void
@@ -960,7 +976,7 @@ start_merge_order(BitonicRuns *runs)
 	int			n = runs->nreaders;
 	BitonicMergeOrder *mo;
 
-	if (!merge_thread_allowed(runs) || n < 2)
+	if (!merge_thread_allowed(runs) || !runs->text_plain || n < 2)
 		return;
 	for (int i = 0; i < n; i++)
 		if (runs->readers[i].file != RUN_FILE_NONE && runs->readers[i].map == NULL)
@@ -972,7 +988,8 @@ start_merge_order(BitonicRuns *runs)
 	mo->cursors = palloc(sizeof(BitonicMergeCursor) * n);
 	mo->keys = palloc(sizeof(uint64) * n);
 	mo->tags = palloc(sizeof(uint64) * n);
-	if (!BitonicMergeOrderStart(mo, runs->readers, runs->ms->nulls_first))
+	if (!BitonicMergeOrderStart(mo, runs->readers, runs->ms->nulls_first,
+								runs->keys_decide ? NULL : runs->thread_tie, runs->key_exact))
 		return;
 	runs->merge_order = mo;
 	note_peak(runs);

@@ -64,6 +64,8 @@ typedef struct BitonicRuns
 	const AttrNumber *attnos;
 	bool		key_exact;		/* equal keys are equal first columns */
 	bool		keys_decide;	/* and there is no other column: keys alone order the rows */
+	BitonicMergeTieSpec *thread_tie;	/* else how a thread decides ties (merge_tie.h), or NULL */
+	bool		text_plain;		/* no first-column value of a run needs a detoast (so far) */
 	TupleDesc	tupdesc;
 	bool		keys_only;		/* one column whose key is its value: runs of keys */
 	uint64		key_xor;		/* key = value XOR this, and back (keys alone) */
