@@ -34,6 +34,23 @@ align_bytes(char typalign)
 }
 
 /*
+ * Whether the columns of a sort whose keys ms computes let ties be decided
+ * from the records (the types alone; BitonicMergeTieInit checks the rows'
+ * attributes too): the first column exact or text in byte order, the
+ * later ones exact.
+ */
+bool
+BitonicMergeTieColumnsAllow(const BitonicMultiSort *ms)
+{
+	if (!BitonicKeyKindExact(ms->kind) && !ms->text_prefix)
+		return false;
+	for (int c = 1; c < ms->ncolumns; c++)
+		if (ms->tie_keys[c] == NULL)
+			return false;
+	return true;
+}
+
+/*
  * Fill spec for a sort by nkeys columns (attnos, in rows of tupdesc) whose
  * keys ms computes: false where a tie of the sort needs a comparator (the
  * first column neither exact nor text in byte order, a later column with
@@ -46,7 +63,8 @@ BitonicMergeTieInit(BitonicMergeTieSpec *spec, const BitonicMultiSort *ms, int n
 	int			natts = 0;
 	int32		off = 0;
 
-	if (!BitonicKeyKindExact(ms->kind) && !ms->text_prefix)
+	Assert(nkeys == ms->ncolumns);
+	if (!BitonicMergeTieColumnsAllow(ms))
 		return false;
 	for (int c = 0; c < nkeys; c++)
 	{
@@ -55,7 +73,7 @@ BitonicMergeTieInit(BitonicMergeTieSpec *spec, const BitonicMultiSort *ms, int n
 		if (attnos[c] < 1 || attnos[c] > tupdesc->natts)
 			return false;
 		attr = TupleDescAttr(tupdesc, attnos[c] - 1);
-		if (c > 0 && (ms->tie_keys[c] == NULL || !attr->attbyval))
+		if (c > 0 && !attr->attbyval)
 			return false;
 		if (c == 0 && ms->text_prefix && attr->attlen != -1)
 			return false;

@@ -47,6 +47,7 @@ typedef struct BitonicTieKey
 	uint64		key;
 } BitonicTieKey;
 
+extern bool BitonicMergeTieColumnsAllow(const BitonicMultiSort *ms);
 extern bool BitonicMergeTieInit(BitonicMergeTieSpec *spec, const BitonicMultiSort *ms, int nkeys,
 								const AttrNumber *attnos, TupleDesc tupdesc);
 extern BitonicTieKey BitonicMergeTieKey(const BitonicMergeTieSpec *spec, int c, const char *tuple);

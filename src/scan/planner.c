@@ -6,6 +6,8 @@
  */
 #include "scan/plan.h"
 #include "scan/exec.h"
+#include "scan/merge_tie.h"
+#include "scan/runs.h"
 
 #include <math.h>
 
@@ -205,11 +207,13 @@ pair_sort_cost(double n, bool packed)
  * Cost the path: key build, pair sort and tie pass before the first row,
  * then emit (as the native Sort charges it).  Where the first column has no integer key
  * the tie pass is a full comparison sort; where the input will not fit in
- * work_mem the runs of the external sort are written, read and merged too.
+ * work_mem the runs of the external sort are written, read and merged too,
+ * the merge's equal keys compared as rows unless keys decide alone or the
+ * merge thread tells them apart (thread_ties, where the settings let it run).
  */
 static void
-cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
-				  BitonicKeyKind kind, bool libc_text, int nkeys, bool keys_alone)
+cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input, BitonicKeyKind kind,
+				  bool libc_text, bool thread_ties, int nkeys, bool keys_alone)
 {
 	double		n = Max(input->rows, 2.0);
 	double		log2n = log2(n);
@@ -242,7 +246,10 @@ cost_bitonic_path(PlannerInfo *root, CustomPath *cpath, Path *input,
 	}
 	/* past work_mem, runs of rows (keys alone are charged above) */
 	if (!keys_alone && bytes > (double) work_mem * 1024.0)
-		startup += external_sort_cost(n, bytes, COST_RUN_ROW, !BitonicKeyKindExact(kind) || nkeys > 1);
+		startup += external_sort_cost(n, bytes, COST_RUN_ROW,
+									  (!BitonicKeyKindExact(kind) || nkeys > 1) &&
+									  !(thread_ties &&
+										BitonicRunsMergeThreadExpected((size_t) work_mem * 1024)));
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 }
@@ -256,14 +263,32 @@ first_key_sort(BitonicMultiSort *ms, Oid typid, Oid sortop, Oid collation, bool 
 	BitonicMultiSortInit(ms, 1, &col, CurrentMemoryContext);
 }
 
-/* How the first column becomes the pairs' key; *libc_text: sorted by strcoll on threads. */
+/*
+ * How the first of the sort columns of stored (attnos, with their operators,
+ * collations and NULL order) becomes the pairs' key, as the executor sets it
+ * up; *libc_text: sorted by strcoll on threads; *thread_ties: an external
+ * merge's equal keys can be told apart by the merge thread (merge_tie.c).
+ */
 static BitonicKeyKind
-first_key_kind(Oid typid, Oid sortop, Oid collation, bool nulls_first, bool *libc_text)
+sort_key_kind(Path *stored, List *attnos, List *sortops, List *collations, List *nulls_first,
+			  bool *libc_text, bool *thread_ties)
 {
+	int			ncolumns = list_length(attnos);
+	BitonicSortColumn *columns = palloc(sizeof(BitonicSortColumn) * ncolumns);
 	BitonicMultiSort ms;
 
-	first_key_sort(&ms, typid, sortop, collation, nulls_first);
+	for (int i = 0; i < ncolumns; i++)
+	{
+		Expr	   *expr = list_nth(stored->pathtarget->exprs, list_nth_int(attnos, i) - 1);
+
+		columns[i].typid = exprType((Node *) expr);
+		columns[i].sortop = list_nth_oid(sortops, i);
+		columns[i].collation = list_nth_oid(collations, i);
+		columns[i].nulls_first = list_nth_int(nulls_first, i) != 0;
+	}
+	BitonicMultiSortInit(&ms, ncolumns, columns, CurrentMemoryContext);
 	*libc_text = ms.libc_text.usable;
+	*thread_ties = BitonicMergeTieColumnsAllow(&ms);
 	return ms.kind;
 }
 
@@ -544,9 +569,9 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 			   *nulls_first = NIL;
 	CustomPath *cpath;
 	Path	   *stored;
-	Expr	   *first_expr;
 	BitonicKeyKind kind;
 	bool		libc_text;
+	bool		thread_ties;
 
 	input = input_with_keys(root, input, pathkeys);
 	if (input == NULL)
@@ -581,11 +606,8 @@ BitonicMakeSortPath(PlannerInfo *root, RelOptInfo *rel, Path *input, List *pathk
 									   list_make1_int(0));
 	cpath->methods = &bitonic_path_methods;
 
-	first_expr = list_nth(stored->pathtarget->exprs, linitial_int(attnos) - 1);
-	kind = first_key_kind(exprType((Node *) first_expr), linitial_oid(sortops),
-						  linitial_oid(collations), linitial_int(nulls_first) != 0,
-						  &libc_text);
-	cost_bitonic_path(root, cpath, stored, kind, libc_text, list_length(attnos),
+	kind = sort_key_kind(stored, attnos, sortops, collations, nulls_first, &libc_text, &thread_ties);
+	cost_bitonic_path(root, cpath, stored, kind, libc_text, thread_ties, list_length(attnos),
 					  sorted_as_keys(stored, kind, list_length(attnos)));
 	/* what the projection stored_input moved above the sort was charged per row */
 	cpath->path.total_cost += input->total_cost - stored->total_cost;

@@ -136,6 +136,18 @@ merge_thread_allowed(const BitonicRuns *runs)
 }
 
 /*
+ * Whether the settings let a thread decide the final merge's order of an
+ * external sort in mem_limit bytes whose keys allow it (for the planner:
+ * merge_thread_allowed, where the runs are mapped).
+ */
+bool
+BitonicRunsMergeThreadExpected(size_t mem_limit)
+{
+	return bitonic_sort_merge_thread && bitonic_sort_cpu_threads > 1 &&
+		bitonic_sort_map_runs != BITONIC_MAP_RUNS_OFF && mem_limit >= RUNS_MAPPED_MIN_MEMORY;
+}
+
+/*
  * Plan the merges: a read buffer that lets the runs the planner's estimate
  * comes to be merged at once, within the memory the merge has besides the
  * write buffer, from one block to RUNS_MAX_BUFFER, and as many runs at once

@@ -123,6 +123,7 @@ extern MemoryContext BitonicRunsFinishBehind(BitonicRuns *runs, MemoryContext pa
 extern bool BitonicRunsWriteBehind(BitonicRuns *runs, size_t mem_limit, double expected_bytes,
 								   double row_bytes);
 extern bool BitonicRunsNextEndMerges(const BitonicRuns *runs);
+extern bool BitonicRunsMergeThreadExpected(size_t mem_limit);
 extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 const AttrNumber *attnos, TupleDesc tupdesc,
 									 size_t mem_limit, double expected_bytes,
