@@ -280,6 +280,21 @@ SELECT w.merge_thread, c.*
 FROM (VALUES ('SELECT * FROM (SELECT i AS id, repeat(''ab'', 100 + i % 3) || (i * 7919) % 7 AS w FROM generate_series(1, 20000) i) s ORDER BY w COLLATE "C"')) v(q),
      LATERAL ext_writers(v.q, 'bitonic_sort.map_runs', 'on') w,
      LATERAL ext_check(v.q, v.q || ', id', '1MB', true, 'on') c;
+-- second sort columns added after most rows were in the table, with a
+-- default (the older rows' value is the descriptor's missing value) and
+-- without (NULL there): the rows the node writes carry the values, and
+-- the thread orders their ties as the backend would
+CREATE TABLE ext_added AS
+  SELECT i AS id, (i % 500)::int8 AS k, repeat('a', 80) AS pad FROM generate_series(1, 20000) i;
+ALTER TABLE ext_added ADD COLUMN m int DEFAULT 5, ADD COLUMN w int;
+INSERT INTO ext_added SELECT i, i % 500, repeat('b', 80), i % 3, i % 7 FROM generate_series(20001, 30000) i;
+ANALYZE ext_added;
+SELECT v.label, w.merge_thread, c.*
+FROM (VALUES ('with a default', 'SELECT * FROM ext_added ORDER BY k, m DESC'),
+             ('without, after one with', 'SELECT * FROM ext_added ORDER BY k, w NULLS FIRST')) v(label, q),
+     LATERAL ext_writers(v.q, 'bitonic_sort.map_runs', 'on') w,
+     LATERAL ext_check(v.q, v.q || ', id', '1MB', true, 'on') c;
+DROP TABLE ext_added;
 -- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
 -- every 1000 rows, computed above the scan so that nothing is compressed)
 -- are written in pieces where they go, at either end; and a first sort

@@ -54,7 +54,7 @@ BitonicMergeTieColumnsAllow(const BitonicMultiSort *ms)
  * Fill spec for a sort by nkeys columns (attnos, in rows of tupdesc) whose
  * keys ms computes: false where a tie of the sort needs a comparator (the
  * first column neither exact nor text in byte order, a later column with
- * no exact key, a value not by value, an attribute with a missing value).
+ * no exact key, a value not by value, a sort column with a missing value).
  */
 bool
 BitonicMergeTieInit(BitonicMergeTieSpec *spec, const BitonicMultiSort *ms, int nkeys,
@@ -77,11 +77,11 @@ BitonicMergeTieInit(BitonicMergeTieSpec *spec, const BitonicMultiSort *ms, int n
 			return false;
 		if (c == 0 && ms->text_prefix && attr->attlen != -1)
 			return false;
+		/* a row made before the column was added reads its missing value (an earlier one's never) */
+		if (attr->atthasmissing)
+			return false;
 		natts = Max(natts, attnos[c]);
 	}
-	for (int i = 0; i < natts; i++)
-		if (TupleDescAttr(tupdesc, i)->atthasmissing)
-			return false;
 
 	spec->ncolumns = nkeys;
 	spec->columns = palloc(sizeof(BitonicTieColumn) * nkeys);

@@ -980,7 +980,9 @@ BitonicRunsEndRun(BitonicRuns *runs)
  * column's keys decide alone (no comparator to call; not keys alone, whose
  * rows are their keys) or the thread can decide their ties (every run's
  * text needing no detoast), every run is mapped and a second thread is
- * allowed: the backend then only hands each winner's row out.
+ * allowed: the backend then only hands each winner's row out.  (Text found
+ * to need a detoast only as its runs were written leaves runs mapped for a
+ * thread that does not start: the backend merges them where they lie.)
  */
 static void
 start_merge_order(BitonicRuns *runs)
