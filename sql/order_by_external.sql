@@ -10,8 +10,8 @@ SET bitonic_sort.min_rows = 0;
 -- every run of 4096 rows or more written in place is written from both
 -- ends at once (by default only runs of 24 MB and more are), so that the
 -- checks below cover that path for every type; runs of fewer rows (at
--- 64kB), text in "C" and one thread cover the other (and runs written
--- behind the input, at 1MB, a third)
+-- 64kB), text in other collations and one thread cover the other (and
+-- runs written behind the input, at 1MB, a third)
 SET bitonic_sort.both_ends_run_size = 0;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
@@ -178,14 +178,16 @@ END $$;
 -- - from both ends at once: the backend and a helper gather the rows of a
 --   run of 4096 rows or more, one from its first row on, the other from
 --   its last back, where the first sort column's key is exact (or there
---   is none to compute); not with one thread, nor for text in "C", nor for
---   runs of fewer rows or (by default) under 24 MB;
+--   is none to compute) or is text in "C" of which no value of the run
+--   needs a detoast; not with one thread, nor for runs of fewer rows or
+--   (by default) under 24 MB;
 -- - behind the input: from the second run on, a thread of the node's
 --   writes each run while the node reads the next, each run in half the
---   memory; where the key allows as above or is text in "C" that needs
---   no detoast, two threads are allowed and work_mem is 1MB or more (the
---   first run written in place, from both ends here);
--- - else the backend alone (the first run, at 64kB, text, one thread).
+--   memory; where the key allows as above, two threads are allowed and
+--   work_mem is 1MB or more (the first run written in place, from both
+--   ends here);
+-- - else the backend alone (the first run, at 64kB, compressed text, one
+--   thread).
 -- The same rows and order every way (checked above, and below).
 -- ext_writers(q, setting, value): q's runs with a setting changed for it
 -- alone, and of those the runs written from both ends and behind

@@ -270,8 +270,7 @@ typedef struct BitonicMultiSort
 	BitonicRegion *pairs_region;	/* the pairs' allocation (16-byte aligned) */
 	size_t		npairs;
 	size_t		text_bytes;		/* CONSTANT, libc text: what the strings' copies will take */
-	size_t		text_keyed;		/* text_prefix: keys of this run computed by AddBatch */
-	size_t		text_extended;	/* and of those, of values compressed or stored apart */
+	size_t		text_extended;	/* text_prefix: values keyed since the reset that need a detoast */
 	size_t		pairs_cap;
 	uint32	   *nulls;			/* items whose first column is NULL, in order */
 	size_t		nnulls;
@@ -317,6 +316,18 @@ BitonicMultiSortKeyOf(const BitonicMultiSort *ms, Datum value)
 }
 
 /*
+ * BitonicMultiSortKeyOf of an input row's value, as the node keys the rows
+ * it takes: text that needs a detoast is counted (BitonicMultiSortTextPlain).
+ */
+static inline uint64
+BitonicMultiSortKeyIn(BitonicMultiSort *ms, Datum value)
+{
+	if (unlikely(ms->text_prefix) && BitonicTextNeedsDetoast(DatumGetPointer(value)))
+		ms->text_extended++;
+	return BitonicMultiSortKeyOf(ms, value);
+}
+
+/*
  * Whether the sort's pairs are 8 bytes (pairs32): a 32-bit exact key, or
  * the constant key, which no sort reads.
  */
@@ -335,7 +346,7 @@ extern uint32 *BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch,
 								   void *arg);
 extern void BitonicMultiSortReset(BitonicMultiSort *ms, bool release);
 extern void BitonicMultiSortMoveTo(BitonicMultiSort *ms, MemoryContext cxt);
-extern bool BitonicMultiSortKeysPure(const BitonicMultiSort *ms);
+extern bool BitonicMultiSortTextPlain(const BitonicMultiSort *ms);
 extern const char *BitonicKeyKindName(BitonicKeyKind kind);
 extern bool BitonicLibcTextSort(const BitonicLibcText *lt, uint32 *order, size_t n,
 								size_t text_bytes, BitonicFetchFn fetch, void *arg,

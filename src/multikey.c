@@ -344,16 +344,16 @@ BitonicMultiSortPutKeyed(BitonicMultiSort *ms, const uint32 *items, const uint64
 
 /*
  * Whether any thread may compute the first sort column's key of every item
- * added since the last reset (before the sort, which forgets them): pure
- * arithmetic, or none to compute, or text in byte order of which every
- * value was keyed by BitonicMultiSortAddBatch, which counts them, and none
- * needs a detoast (PostgreSQL's).
+ * added since the last reset, and read its value where it lies: pure
+ * arithmetic, or none to compute, or text in byte order of which no value
+ * needs a detoast (PostgreSQL's), as BitonicMultiSortAddBatch and
+ * BitonicMultiSortKeyIn, which key every item, count them.
  */
 bool
-BitonicMultiSortKeysPure(const BitonicMultiSort *ms)
+BitonicMultiSortTextPlain(const BitonicMultiSort *ms)
 {
 	if (ms->text_prefix)
-		return ms->text_extended == 0 && ms->text_keyed == ms->npairs + ms->nnulls;
+		return ms->text_extended == 0;
 	return ms->key_of == NULL || BitonicKeyKindExact(ms->kind);
 }
 
@@ -394,7 +394,6 @@ BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 					keys[i] = isnull[done + i] ? 0 :
 						ms->text_prefix ? text_prefix_key(ms, values[done + i]) :
 						abbrev_key(ms, values[done + i]);
-				ms->text_keyed += ms->text_prefix ? len : 0;
 				break;
 			case BITONIC_KIND_CONSTANT:
 				memset(keys, 0, len * sizeof(uint64));
@@ -494,7 +493,6 @@ BitonicMultiSortReset(BitonicMultiSort *ms, bool release)
 	ms->npairs = 0;
 	ms->nnulls = 0;
 	ms->text_bytes = 0;
-	ms->text_keyed = 0;
 	ms->text_extended = 0;
 	if (!release)
 		return;

@@ -403,16 +403,17 @@ ordered_row(void *arg, size_t pos)
 
 /*
  * Write the stored rows, sorted, as the run just started, from both its
- * ends at once (runs.c says where it can); false where it cannot.  Every
- * stored row is in the order (a store that held others would give the run
- * a wrong length: those go row by row).
+ * ends at once (runs.c says where it can), where the threads can key them
+ * (text_plain: BitonicMultiSortTextPlain before the sort); false where it
+ * cannot.  Every stored row is in the order (a store that held others
+ * would give the run a wrong length: those go row by row).
  */
 static bool
-put_run_rows(BitonicScanState *state)
+put_run_rows(BitonicScanState *state, bool text_plain)
 {
 	BitonicRunRows rows;
 
-	if (state->values != NULL ||
+	if (state->values != NULL || !text_plain ||
 		BitonicStoreRows(&state->store, &rows.row_bytes) != state->ntuples ||
 		!BitonicRunsBothEnds(state->runs, rows.row_bytes))
 		return false;
@@ -456,9 +457,12 @@ end_run_in_place(BitonicScanState *state)
 static void
 write_run(BitonicScanState *state)
 {
+	/* asked before the sort, which forgets what the keys counted */
+	bool		text_plain = BitonicMultiSortTextPlain(&state->ms);
+
 	sort_held(state);
 	BitonicRunsStartRun(state->runs);
-	if (!put_run_rows(state))
+	if (!put_run_rows(state, text_plain))
 		put_run_rows_in_order(state);
 	end_run_in_place(state);
 }
@@ -521,7 +525,7 @@ write_run_behind(BitonicScanState *state)
 	MemoryContext parent = MemoryContextGetParent(cxt);
 
 	/* text that needs a detoast: this run and the next are written in place */
-	if (!BitonicMultiSortKeysPure(&state->ms))
+	if (!BitonicMultiSortTextPlain(&state->ms))
 	{
 		state->behind_room = 0;
 		write_run(state);
@@ -811,7 +815,7 @@ heap_row_key(BitonicScanState *state, const BitonicHeapPage *page, HeapTuple row
 {
 	Datum		value = heap_getattr(row, page->key_attno, page->tupdesc, isnull);
 
-	return *isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+	return *isnull ? 0 : BitonicMultiSortKeyIn(&state->ms, value);
 }
 
 /*

@@ -777,7 +777,7 @@ BitonicIngestRow(BitonicScanState *state, TupleTableSlot *slot)
 {
 	bool		isnull;
 	Datum		value = slot_getattr(slot, state->keys.attnos[0], &isnull);
-	uint64		key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+	uint64		key = isnull ? 0 : BitonicMultiSortKeyIn(&state->ms, value);
 	BitonicRowSource src;
 	bool		taken;
 
@@ -830,7 +830,7 @@ key_page(BitonicScanState *state, const BitonicHeapPage *page, StagedPage *sp)
 
 		tuple.t_data = page_row(sp, off, &tuple.t_len);
 		value = heap_getattr(&tuple, page->key_attno, page->tupdesc, &isnull);
-		key = isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value);
+		key = isnull ? 0 : BitonicMultiSortKeyIn(&state->ms, value);
 		keys[k] = key;
 		sp->nulls[k / 64] |= (uint64) isnull << (k % 64);
 		k++;

@@ -9,7 +9,7 @@
  * descriptor (whose offset cache PostgreSQL writes) and calls no function
  * of PostgreSQL's.  The values compared are by-value datums of exact keys,
  * and text in byte order whose values need no detoast (the runs' writer
- * checks that: BitonicMultiSortKeysPure).
+ * checks that: BitonicRunsPut).
  */
 #include "scan/merge_tie.h"
 

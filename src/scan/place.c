@@ -113,5 +113,5 @@ BitonicPlaceStream(BitonicScanState *state, TupleTableSlot *slot)
 	Datum		value = slot_getattr(slot, state->keys.attnos[0], &isnull);
 
 	return BitonicKeyStream(state->ranges, state->nranges,
-							isnull ? 0 : BitonicMultiSortKeyOf(&state->ms, value), isnull);
+							isnull ? 0 : BitonicMultiSortKeyIn(&state->ms, value), isnull);
 }

@@ -304,19 +304,17 @@ BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys, const AttrNumber *attnos
 	BitonicRunWriterInit(&runs->writer, write_buffer_size(mem_limit), &runs->disk);
 	/*
 	 * runs written from both ends (run_ends.c) need a second thread, keys
-	 * a thread may compute (exact keys, pure arithmetic, or none), and
+	 * a thread may compute (exact keys, pure arithmetic, or none; text in
+	 * byte order where none of a run's values needs a detoast, which the
+	 * node checks for each run: its key is then its first bytes), and
 	 * memory for runs of bitonic_sort.both_ends_run_size; runs of keys
 	 * alone are written by the backend
 	 */
 	if (!keys_only && bitonic_sort_cpu_threads > 1 &&
 		(ms->key_of == NULL || runs->key_exact || ms->text_prefix))
 	{
-		runs->both_ends = mem_limit >= both_ends_min_bytes() && !ms->text_prefix;
-		/*
-		 * and runs written behind the input, by a thread of their own (text
-		 * in byte order too, runs whose values need no detoast: its key is
-		 * then their first bytes)
-		 */
+		runs->both_ends = mem_limit >= both_ends_min_bytes();
+		/* and runs written behind the input, by a thread of their own (the same keys) */
 		if (bitonic_sort_write_runs_behind && mem_limit >= RUNS_BEHIND_MIN_MEMORY)
 			runs->behind = BitonicRunBehindCreate(cxt);
 		for (int i = 0; i < 2 && (runs->both_ends || runs->behind != NULL); i++)
@@ -620,7 +618,7 @@ stop_behind(void *arg)
 /*
  * Write the run just started, all its rows, behind the input: the runs'
  * thread writes them while the caller reads the next run's rows (whose
- * first sort column the thread can key: BitonicMultiSortKeysPure).  Their
+ * first sort column the thread can key: BitonicMultiSortTextPlain).  Their
  * memory, rows_cxt (the rows, and the order behind rows->row), goes under
  * the runs' context until BitonicRunsFinishBehind, so that an ERROR stops
  * the thread before the rows or its descriptor go.  False, with nothing
