@@ -297,6 +297,25 @@ FROM (VALUES ('with a default', 'SELECT * FROM ext_added ORDER BY k, m DESC'),
      LATERAL ext_writers(v.q, 'bitonic_sort.map_runs', 'on') w,
      LATERAL ext_check(v.q, v.q || ', id', '1MB', true, 'on') c;
 DROP TABLE ext_added;
+-- text in "C" whose strings share a prefix longer than the key (URLs):
+-- a run of equal keys is sorted by the next 8 bytes, and so on (the tie
+-- pass, multikey.c), strings that end there before those that go on,
+-- equal strings by the columns after, then in input order; in memory and
+-- past work_mem
+CREATE TABLE ext_prefix AS
+  SELECT i AS id,
+    CASE WHEN i % 97 = 0 THEN NULL
+      ELSE 'https://example.com/items/' || (ARRAY['a', 'ab', 'abc', 'b', ''])[1 + i % 5] ||
+           repeat('x', (i * 7) % 23) || CASE WHEN i % 3 = 0 THEN '' ELSE md5((i % 1000)::text) END
+    END AS s, i % 11 AS g
+  FROM generate_series(1, 30000) i;
+ANALYZE ext_prefix;
+SELECT w.mem, v.q, c.*
+FROM (VALUES ('ORDER BY s COLLATE "C"'), ('ORDER BY s COLLATE "C" DESC'),
+             ('ORDER BY s COLLATE "C" NULLS FIRST, g'), ('ORDER BY s COLLATE "C" DESC NULLS LAST, g DESC')) v(q),
+     (VALUES ('64MB'), ('1MB')) w(mem),
+     LATERAL ext_check('SELECT * FROM ext_prefix ' || v.q, 'SELECT * FROM ext_prefix ' || v.q || ', id', w.mem) c;
+DROP TABLE ext_prefix;
 -- records longer than an end's write buffer (32 kB at 1 MB: one of 41 kB
 -- every 1000 rows, computed above the scan so that nothing is compressed)
 -- are written in pieces where they go, at either end; and a first sort

@@ -55,6 +55,14 @@ tie_pair_cmp(const bs_pair64 *a, const bs_pair64 *b)
 /* Runs at least this long of libc-collated text are sorted on threads. */
 #define LIBC_TEXT_THREADED_MIN 4096
 
+/*
+ * Text in byte order: runs of equal keys at least this long are sorted by
+ * the next 8 bytes of their strings, and so on, as many levels deep
+ * (shorter runs, and strings equal that far, go to the comparators).
+ */
+#define TEXT_DEEPER_MIN 64
+#define TEXT_DEEPER_LEVELS 8
+
 /* State of the tie pass, handed to qsort. */
 typedef struct TieContext
 {
@@ -68,6 +76,8 @@ typedef struct TieContext
 	size_t		run_cap;
 	bs_pair64 **keyed;			/* per column: a run's keys of that column, or NULL */
 	size_t	   *keyed_cap;
+	bs_pair64  *text_keyed[TEXT_DEEPER_LEVELS];	/* per level: a run's next 8 bytes of text */
+	size_t		text_keyed_cap[TEXT_DEEPER_LEVELS];
 } TieContext;
 
 /* One item of a run, with its first compared column fetched once. */
@@ -610,6 +620,20 @@ sort_run_libc_text(uint32 *order, size_t len, TieContext *tc)
 	pfree(starts);
 }
 
+/* A buffer of at least len pairs, kept in *buffer (of *cap pairs) for the next run. */
+static bs_pair64 *
+pair_buffer(TieContext *tc, bs_pair64 **buffer, size_t *cap, size_t len)
+{
+	if (len > *cap)
+	{
+		*cap = Max(len, 64);
+		if (*buffer)
+			pfree(*buffer);
+		*buffer = MemoryContextAllocHuge(tc->ms->cxt, *cap * sizeof(bs_pair64));
+	}
+	return *buffer;
+}
+
 /* The tie pass's buffer for len keys of column `column` (one per column: runs nest by column). */
 static bs_pair64 *
 keyed_buffer(TieContext *tc, int column, size_t len)
@@ -619,15 +643,7 @@ keyed_buffer(TieContext *tc, int column, size_t len)
 		tc->keyed = MemoryContextAllocZero(tc->ms->cxt, sizeof(bs_pair64 *) * tc->ms->ncolumns);
 		tc->keyed_cap = MemoryContextAllocZero(tc->ms->cxt, sizeof(size_t) * tc->ms->ncolumns);
 	}
-	if (len > tc->keyed_cap[column])
-	{
-		tc->keyed_cap[column] = Max(len, 64);
-		if (tc->keyed[column])
-			pfree(tc->keyed[column]);
-		tc->keyed[column] = MemoryContextAllocHuge(tc->ms->cxt,
-												   tc->keyed_cap[column] * sizeof(bs_pair64));
-	}
-	return tc->keyed[column];
+	return pair_buffer(tc, &tc->keyed[column], &tc->keyed_cap[column], len);
 }
 
 /*
@@ -699,14 +715,104 @@ sort_run_keyed(uint32 *order, size_t len, TieContext *tc)
 }
 
 /*
+ * Key of the 8 bytes of a text value from byte `depth` on, big-endian and
+ * zero-padded (text holds no zero byte, so a string that ends there goes
+ * before one that goes on); *longer: the string goes past depth.
+ */
+static inline uint64
+text_chunk_key(Datum value, size_t depth, bool *longer)
+{
+	struct varlena *stored = (struct varlena *) DatumGetPointer(value);
+	struct varlena *text = pg_detoast_datum_packed(stored);
+	size_t		len = VARSIZE_ANY_EXHDR(text);
+	uint64		chunk = 0;
+
+	if (len > depth)
+		memcpy(&chunk, VARDATA_ANY(text) + depth, Min(len - depth, sizeof(chunk)));
+	*longer = len > depth;
+	if (text != stored)
+		pfree(text);
+	return pg_bswap64(chunk);
+}
+
+/*
+ * Sort the items order[0..len), a run whose first column (text in byte
+ * order, no NULL) is equal in its first 8 * (level + 1) bytes, by its next
+ * 8 bytes (the pair sorter, as sort_run_keyed), then each group of equal
+ * bytes one level deeper; strings equal to their end go on to the columns
+ * after (ties in item order, which the run and each group are in).  A
+ * prefix shared by all the strings (URLs, paths) made every comparison of
+ * the tie pass a comparator call: 3M rows of one 25-byte prefix and an md5
+ * sorted in 7.3-9.8 s in memory against the native Sort's 4.2 s.
+ */
+static void
+sort_run_text_deeper(uint32 *order, size_t len, TieContext *tc, int level)
+{
+	size_t		depth = (size_t) (level + 1) * sizeof(uint64);
+	uint64		flip = tc->ms->ssup[0].ssup_reverse ? UINT64_MAX : 0;
+	bs_pair64  *pairs = pair_buffer(tc, &tc->text_keyed[level], &tc->text_keyed_cap[level], len);
+	bool		any_longer = false;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		Datum		value;
+		bool		isnull;
+		bool		longer = false;
+
+		if (tc->ms->prefetch != NULL && i + TIE_PREFETCH < len)
+			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
+		tc->fetch(tc->arg, order[i], 0, &value, &isnull);
+		Assert(!isnull);
+		pairs[i].ptr = order[i];
+		pairs[i].pad = 0;
+		pairs[i].key = (isnull ? 0 : text_chunk_key(value, depth, &longer)) ^ flip;
+		any_longer |= !isnull && longer;
+		if ((i & 0xffff) == 0xffff)
+			CHECK_FOR_INTERRUPTS();
+	}
+	if (!any_longer)
+	{
+		/* equal strings: the columns after, or item order */
+		if (tc->ms->ncolumns > 1)
+		{
+			tc->first_column = 1;
+			sort_run(order, len, tc);
+			tc->first_column = 0;
+		}
+		return;
+	}
+	if (len >= TIE_SORTER_MIN)
+		BitonicSortPairs64OnCpu(pairs, len);
+	else
+		sort_tie_pairs(pairs, len);
+	for (size_t i = 0; i < len; i++)
+		order[i] = pairs[i].ptr;
+	for (size_t s = 0; s < len;)
+	{
+		size_t		e = s + 1;
+
+		while (e < len && pairs[e].key == pairs[s].key)
+			e++;
+		if (e - s >= TEXT_DEEPER_MIN && level + 1 < TEXT_DEEPER_LEVELS)
+			sort_run_text_deeper(order + s, e - s, tc, level + 1);
+		else if (e - s > 1)
+			sort_run_compared(order + s, e - s, tc);
+		s = e;
+	}
+}
+
+/*
  * Sort the items order[0..len), a run of ties, from column first_column on:
- * by that column's key where it has an exact one, else by comparators.
+ * by that column's key where it has an exact one, by the bytes after the
+ * key where it is text in byte order, else by comparators.
  */
 static void
 sort_run(uint32 *order, size_t len, TieContext *tc)
 {
 	if (tc->ms->tie_keys[tc->first_column] != NULL)
 		sort_run_keyed(order, len, tc);
+	else if (tc->first_column == 0 && tc->ms->text_prefix && len >= TEXT_DEEPER_MIN)
+		sort_run_text_deeper(order, len, tc, 0);
 	else if (tc->first_column == 0 && tc->ms->libc_text.usable && len >= LIBC_TEXT_THREADED_MIN)
 		sort_run_libc_text(order, len, tc);
 	else
@@ -912,6 +1018,12 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	/* the sorters' scratch and the tie pass's buffers, beyond what BitonicMultiSortBytes foresaw */
 	tie_bytes = BitonicCorePeak() + tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem) +
 		split_bytes;
+	for (int level = 0; level < TEXT_DEEPER_LEVELS; level++)
+	{
+		tie_bytes += tc.text_keyed_cap[level] * sizeof(bs_pair64);
+		if (tc.text_keyed[level])
+			pfree(tc.text_keyed[level]);
+	}
 	if (tc.keyed != NULL)
 	{
 		for (int c = 0; c < ms->ncolumns; c++)
