@@ -735,16 +735,17 @@ text_chunk_key(Datum value, size_t depth, bool *longer)
 	return pg_bswap64(chunk);
 }
 
-/* text_chunk_key of item's first column, flipped for DESC. */
+/* text_chunk_key of item's first column, flipped for DESC (*longer as there). */
 static uint64
-item_chunk_key(TieContext *tc, uint32 item, size_t depth, uint64 flip)
+item_chunk_key(TieContext *tc, uint32 item, size_t depth, uint64 flip, bool *longer)
 {
 	Datum		value;
 	bool		isnull;
-	bool		longer;
 
+	*longer = false;
 	tc->fetch(tc->arg, item, 0, &value, &isnull);
-	return (isnull ? 0 : text_chunk_key(value, depth, &longer)) ^ flip;
+	Assert(!isnull);
+	return (isnull ? 0 : text_chunk_key(value, depth, longer)) ^ flip;
 }
 
 /*
@@ -766,21 +767,17 @@ sort_run_text_deeper(uint32 *order, size_t len, TieContext *tc, int level)
 	uint64		flip = tc->ms->ssup[0].ssup_reverse ? UINT64_MAX : 0;
 	bs_pair64  *pairs = pair_buffer(tc, &tc->text_keyed, &tc->text_keyed_cap, len);
 	bool		any_longer = false;
+	bool		longer;
+	uint64		key;
 
 	for (size_t i = 0; i < len; i++)
 	{
-		Datum		value;
-		bool		isnull;
-		bool		longer = false;
-
 		if (tc->ms->prefetch != NULL && i + TIE_PREFETCH < len)
 			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
-		tc->fetch(tc->arg, order[i], 0, &value, &isnull);
-		Assert(!isnull);
 		pairs[i].ptr = order[i];
 		pairs[i].pad = 0;
-		pairs[i].key = (isnull ? 0 : text_chunk_key(value, depth, &longer)) ^ flip;
-		any_longer |= !isnull && longer;
+		pairs[i].key = item_chunk_key(tc, order[i], depth, flip, &longer);
+		any_longer |= longer;
 		if ((i & 0xffff) == 0xffff)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -799,18 +796,21 @@ sort_run_text_deeper(uint32 *order, size_t len, TieContext *tc, int level)
 	sort_tie_pairs(pairs, len);
 	for (size_t i = 0; i < len; i++)
 		order[i] = pairs[i].ptr;
+	/* the groups, each item's key computed once more (a group's end finds the next one's key) */
+	key = item_chunk_key(tc, order[0], depth, flip, &longer);
 	for (size_t s = 0; s < len;)
 	{
-		uint64		key = item_chunk_key(tc, order[s], depth, flip);
 		size_t		e = s + 1;
+		uint64		next = 0;
 
-		while (e < len && item_chunk_key(tc, order[e], depth, flip) == key)
+		while (e < len && (next = item_chunk_key(tc, order[e], depth, flip, &longer)) == key)
 			e++;
 		if (e - s >= TEXT_DEEPER_MIN && level + 1 < TEXT_DEEPER_LEVELS)
 			sort_run_text_deeper(order + s, e - s, tc, level + 1);
 		else if (e - s > 1)
 			sort_run_compared(order + s, e - s, tc);
 		s = e;
+		key = next;
 	}
 }
 

@@ -461,7 +461,7 @@ write_run(BitonicScanState *state)
 	bool		text_plain = BitonicMultiSortTextPlain(&state->ms);
 
 	sort_held(state);
-	BitonicRunsStartRun(state->runs);
+	BitonicRunsStartRun(state->runs, text_plain);
 	if (!put_run_rows(state, text_plain))
 		put_run_rows_in_order(state);
 	end_run_in_place(state);
@@ -533,7 +533,8 @@ write_run_behind(BitonicScanState *state)
 	}
 	sort_held(state);
 	state->order_ready = BitonicMultiSortReady(&state->ms, state->ntuples);
-	BitonicRunsStartRun(state->runs);
+	/* plain text: checked above */
+	BitonicRunsStartRun(state->runs, true);
 	rows.nrows = BitonicStoreRows(&state->store, &rows.row_bytes);
 	Assert(rows.nrows == state->ntuples);
 	rows.row = behind_row;

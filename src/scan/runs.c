@@ -122,16 +122,22 @@ write_buffer_size(size_t mem_limit)
 	return Max(size, BLCKSZ);
 }
 
+/* Whether the settings let a thread decide a final merge's order: merge_thread, a second thread. */
+static bool
+merge_thread_set(void)
+{
+	return bitonic_sort_merge_thread && bitonic_sort_cpu_threads > 1;
+}
+
 /*
  * Whether a thread may decide the final merge's order (start_merge_order):
- * bitonic_sort.merge_thread, a second thread, keys that decide alone or
- * ties the thread can decide (merge_tie.h), and no merge to a tuplestore.
+ * the settings, keys that decide alone or ties the thread can decide
+ * (merge_tie.h), and no merge to a tuplestore.
  */
 static bool
 merge_thread_allowed(const BitonicRuns *runs)
 {
-	return bitonic_sort_merge_thread && bitonic_sort_cpu_threads > 1 &&
-		(runs->keys_decide || runs->thread_tie != NULL) &&
+	return merge_thread_set() && (runs->keys_decide || runs->thread_tie != NULL) &&
 		!runs->keys_only && !runs->random_access;
 }
 
@@ -143,8 +149,8 @@ merge_thread_allowed(const BitonicRuns *runs)
 bool
 BitonicRunsMergeThreadExpected(size_t mem_limit)
 {
-	return bitonic_sort_merge_thread && bitonic_sort_cpu_threads > 1 &&
-		bitonic_sort_map_runs != BITONIC_MAP_RUNS_OFF && mem_limit >= RUNS_MAPPED_MIN_MEMORY;
+	return merge_thread_set() && bitonic_sort_map_runs != BITONIC_MAP_RUNS_OFF &&
+		mem_limit >= RUNS_MAPPED_MIN_MEMORY;
 }
 
 /*
@@ -527,12 +533,18 @@ start_reading_thread(BitonicRuns *runs)
 	(void) bs_read_ahead_start(&runs->ahead);
 }
 
-/* Start a run; its rows follow in order (BitonicRunsPut). */
+/*
+ * Start a run; its rows follow in order (BitonicRunsPut).  text_plain: no
+ * first-column value of it needs a detoast (BitonicMultiSortTextPlain),
+ * which a thread deciding the merge's ties from the records needs of
+ * every run.
+ */
 void
-BitonicRunsStartRun(BitonicRuns *runs)
+BitonicRunsStartRun(BitonicRuns *runs, bool text_plain)
 {
 	MemoryContext old = MemoryContextSwitchTo(runs->cxt);
 
+	runs->text_plain &= text_plain;
 	start_writing(runs, 0);
 	MemoryContextSwitchTo(old);
 }
@@ -673,15 +685,11 @@ BitonicRunsFinishBehind(BitonicRuns *runs, MemoryContext parent)
 
 /*
  * Write the next row of the run, with the key of its first sort column's
- * value (or its NULL).  (Text in byte order that needs a detoast keeps the
- * merge's ties from a thread, which reads values where they lie: rows
- * written by threads need none, BitonicRunsPutRowsBehind.)
+ * value (or its NULL).
  */
 void
 BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull)
 {
-	if (runs->ms->text_prefix && !isnull && BitonicTextNeedsDetoast(DatumGetPointer(value)))
-		runs->text_plain = false;
 	BitonicRunWriterPut(&runs->writer, BitonicRunRecordKey(runs->ms, value, isnull), isnull, tuple);
 }
 
@@ -1000,8 +1008,8 @@ start_merge_order(BitonicRuns *runs)
 	mo->cursors = palloc(sizeof(BitonicMergeCursor) * n);
 	mo->keys = palloc(sizeof(uint64) * n);
 	mo->tags = palloc(sizeof(uint64) * n);
-	if (!BitonicMergeOrderStart(mo, runs->readers, runs->ms->nulls_first,
-								runs->keys_decide ? NULL : runs->thread_tie, runs->key_exact))
+	if (!BitonicMergeOrderStart(mo, runs->readers, runs->ms->nulls_first, runs->thread_tie,
+								runs->key_exact))
 		return;
 	runs->merge_order = mo;
 	note_peak(runs);

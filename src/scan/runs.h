@@ -129,7 +129,7 @@ extern BitonicRuns *BitonicRunsBegin(const BitonicMultiSort *ms, int nkeys,
 									 size_t mem_limit, double expected_bytes,
 									 double row_bytes, bool random_access, bool keys_only,
 									 uint64 key_xor, MemoryContext parent);
-extern void BitonicRunsStartRun(BitonicRuns *runs);
+extern void BitonicRunsStartRun(BitonicRuns *runs, bool text_plain);
 extern void BitonicRunsPut(BitonicRuns *runs, MinimalTuple tuple, Datum value, bool isnull);
 extern void BitonicRunsPutValue(BitonicRuns *runs, Datum value, bool isnull);
 extern void BitonicRunsEndRun(BitonicRuns *runs);
