@@ -483,6 +483,32 @@ SELECT w AS work_mem, ext_peak_within('SELECT * FROM ext ORDER BY i8, id', w) AS
        ext_peak_within('SELECT k FROM ext_keys ORDER BY k', w) AS keys_alone_mapped
 FROM (VALUES ('1MB'), ('4MB')) v(w);
 RESET bitonic_sort.map_runs;
+-- runs that are one group of equal first keys, or nearly (300,000 rows at
+-- 8MB): the tie pass sorts a group where its pairs lie (32 bits of the
+-- next column's key at a time in 8-byte pairs; in 16-byte pairs the next
+-- 8 bytes of text, or the comparators' items), and the first column's
+-- NULL group in what the pairs leave beside the order, so no run takes
+-- more than work_mem (it took 16-20 bytes a row more: 10-13 MB here);
+-- and rows narrower than the pairs' first reservation expects spill
+-- before the pairs' doubling would pass work_mem (9.6 MB here); the rows
+-- in the native Sort's order
+CREATE TABLE ext_groups AS
+  SELECT i AS id, (i % 1000 = 0)::int AS g4, (i % 1000 = 0)::int::int8 AS g8,
+         CASE WHEN i % 1000 = 0 THEN 1 END AS gn,
+         (hashint4(i) % 100000) / 7.0::float8 AS f,
+         CASE WHEN i % 500 = 0 THEN NULL ELSE 'https://example.com/items/' || md5(i::text) END AS url
+  FROM generate_series(1, 300000) i;
+ANALYZE ext_groups;
+SELECT label, ext_peak_within(q, '8MB') AS within_work_mem, c.*
+FROM (VALUES ('int4 of one value, float8', 'SELECT id, g4, f FROM ext_groups ORDER BY g4, f'),
+             ('int4 desc, float8 desc', 'SELECT id, g4, f FROM ext_groups ORDER BY g4 DESC, f DESC'),
+             ('int8 of one value, float8 desc', 'SELECT id, g8, f FROM ext_groups ORDER BY g8, f DESC'),
+             ('NULLs first, float8', 'SELECT id, gn, f FROM ext_groups ORDER BY gn NULLS FIRST, f'),
+             ('int4, text C', 'SELECT id, g4, url FROM ext_groups ORDER BY g4, url COLLATE "C"'),
+             ('text C of one prefix', 'SELECT id, url FROM ext_groups ORDER BY url COLLATE "C"'),
+             ('float8 alone, narrow rows', 'SELECT id, f FROM ext_groups ORDER BY f')) v(label, q),
+     LATERAL ext_check(v.q, v.q || ', id', '8MB') c;
+DROP TABLE ext_groups;
 
 -- a sort the planner expects to fit: its first run is sorted as an
 -- in-memory sort would be (rows placed by key range on the worker), the

@@ -81,7 +81,7 @@ extern int	bitonic_sort_test_fault;
 /* sort_run.c */
 extern void BitonicSortPairs32(bs_pair32 *pairs, size_t n);
 extern void BitonicSortPairs64(bs_pair64 *pairs, size_t n);
-extern void BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n);
+extern void BitonicSortPairsOnCpu(bool wide, void *pairs, size_t n);
 extern bool BitonicSortsKeysAlone(size_t n);
 extern void BitonicSortKeys64(uint64 *keys, size_t n);
 extern bool BitonicGpuUsable(const char **reason);
@@ -260,13 +260,15 @@ typedef struct BitonicMultiSort
 	BitonicKeyKind kind;
 	BitonicKeyFn key_of;		/* a value's ascending key, where that is cheap; else NULL */
 	BitonicKeyFn *tie_keys;		/* per column after the first: its exact key, or NULL */
+	bool	   *tie_keys_wide;	/* and whether that key is 64 bits wide */
+	bool		later_keyed;	/* every column after the first has an exact key */
 	BitonicPrefetchFn prefetch; /* the caller's, for its fetch's argument; NULL: none */
 	uint64		key_flip;		/* XORed into it: DESC, and the key's width */
 	Oid			first_type;
 	bool		descending;		/* first column */
 	bool		nulls_first;	/* first column */
-	bs_pair32  *pairs32;		/* EXACT32, CONSTANT */
-	bs_pair64  *pairs64;		/* EXACT64, ABBREV */
+	bs_pair32  *pairs32;		/* BitonicMultiSortNarrow */
+	bs_pair64  *pairs64;		/* the others */
 	BitonicRegion *pairs_region;	/* the pairs' allocation (16-byte aligned) */
 	size_t		npairs;
 	size_t		text_bytes;		/* CONSTANT, libc text: what the strings' copies will take */
@@ -298,6 +300,7 @@ extern void BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 									 size_t n);
 extern void BitonicMultiSortAdd(BitonicMultiSort *ms, uint32 item,
 								Datum value, bool isnull);
+extern size_t BitonicMultiSortGrowthBytes(const BitonicMultiSort *ms, size_t n);
 extern void BitonicMultiSortMakeRoom(BitonicMultiSort *ms, size_t n);
 extern void BitonicMultiSortPutKeyed(BitonicMultiSort *ms, const uint32 *items,
 									 const uint64 *keys, const bool *isnull, size_t n);
@@ -328,13 +331,18 @@ BitonicMultiSortKeyIn(BitonicMultiSort *ms, Datum value)
 }
 
 /*
- * Whether the sort's pairs are 8 bytes (pairs32): a 32-bit exact key, or
- * the constant key, which no sort reads.
+ * Whether the sort's pairs are 8 bytes (pairs32): a 32-bit exact key where
+ * the columns after it (if any) have exact keys too, or the constant key,
+ * which no sort reads.  The tie pass sorts runs of equal keys where their
+ * pairs lie, 32 bits of a later column's key at a time in 8-byte pairs; a
+ * 32-bit key with a later column that only comparators order has 64-bit
+ * pairs, over which those comparators' items are laid.
  */
 static inline bool
 BitonicMultiSortNarrow(const BitonicMultiSort *ms)
 {
-	return ms->kind == BITONIC_KIND_EXACT32 || ms->kind == BITONIC_KIND_CONSTANT;
+	return (ms->kind == BITONIC_KIND_EXACT32 && ms->later_keyed) ||
+		ms->kind == BITONIC_KIND_CONSTANT;
 }
 
 extern size_t BitonicMultiSortSampleKeys(const BitonicMultiSort *ms, size_t from,

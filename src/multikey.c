@@ -52,6 +52,14 @@ tie_pair_cmp(const bs_pair64 *a, const bs_pair64 *b)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* Order of two 32-bit pairs of the tie pass: (key << 32 | item) as a number. */
+#define ST_SORT sort_tie_pairs32
+#define ST_ELEMENT_TYPE bs_pair32
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : (*(a) > *(b) ? 1 : 0))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 /* Runs at least this long of libc-collated text are sorted on threads. */
 #define LIBC_TEXT_THREADED_MIN 4096
 
@@ -70,23 +78,23 @@ typedef struct TieContext
 	BitonicFetchFn fetch;
 	void	   *arg;
 	int			first_column;	/* columns before this one are known equal */
-	struct TieItem *items;		/* buffer for one run */
-	size_t		items_cap;
-	uint32	   *run;			/* item numbers of one run of equal keys */
-	size_t		run_cap;
-	bs_pair64 **keyed;			/* per column: a run's keys of that column, or NULL */
-	size_t	   *keyed_cap;
-	bs_pair64  *text_keyed;		/* a run's next 8 bytes of text, at one level at a time */
-	size_t		text_keyed_cap;
+	bs_pair64  *buffer;			/* a run's items where they have no pairs64 of their own */
+	void	   *buffer_chunk;	/* its allocation (the buffer is aligned as pairs are) */
+	size_t		buffer_cap;
 } TieContext;
 
-/* One item of a run, with its first compared column fetched once. */
+/*
+ * One item of a run, with its first compared column fetched once: laid
+ * over the item's pair, so that the comparators' sort takes no memory.
+ */
 typedef struct TieItem
 {
 	Datum		value;
 	uint32		item;
 	bool		isnull;
 } TieItem;
+
+StaticAssertDecl(sizeof(TieItem) <= sizeof(bs_pair64), "a tie item fits in its pair");
 
 /* Whether sortop is the default btree "<" or ">" of a type with an exact key. */
 static bool
@@ -141,10 +149,19 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 	for (int i = 0; i < ncolumns; i++)
 		prepare_ssup(&ms->ssup[i], &columns[i], false, here);
 	ms->tie_keys = palloc0(sizeof(BitonicKeyFn) * ncolumns);
+	ms->tie_keys_wide = palloc0(sizeof(bool) * ncolumns);
+	ms->later_keyed = true;
 	for (int i = 1; i < ncolumns; i++)
 	{
+		Oid			typid = getBaseType(columns[i].typid);
+
 		if (has_exact_key(&columns[i]))
-			ms->tie_keys[i] = BitonicKeyFunction(getBaseType(columns[i].typid));
+		{
+			ms->tie_keys[i] = BitonicKeyFunction(typid);
+			ms->tie_keys_wide[i] = BitonicKeyWidthForType(typid) == BITONIC_KEY_64;
+		}
+		else
+			ms->later_keyed = false;
 	}
 	ms->first_type = getBaseType(columns[0].typid);
 	ms->descending = ms->ssup[0].ssup_reverse;
@@ -260,6 +277,32 @@ set_pairs_memory(BitonicMultiSort *ms, void *pairs)
 		ms->pairs64 = pairs;
 }
 
+/* Capacity of the pair array grown to hold `total` pairs. */
+static size_t
+pairs_capacity(const BitonicMultiSort *ms, size_t total)
+{
+	/* a bounded sort grows its pairs by a quarter: a doubling would pass its bound */
+	if (ms->grow_by_quarter && ms->pairs_cap > 0)
+		return grown_capacity(0, Max(total, ms->pairs_cap + ms->pairs_cap / 4));
+	return grown_capacity(ms->pairs_cap, total);
+}
+
+/*
+ * Bytes the arrays would grow by to take n more items (none where they
+ * have room), as BitonicMultiSortMakeRoom would grow them.
+ */
+size_t
+BitonicMultiSortGrowthBytes(const BitonicMultiSort *ms, size_t n)
+{
+	size_t		bytes = 0;
+
+	if (ms->npairs + n > ms->pairs_cap)
+		bytes += (pairs_capacity(ms, ms->npairs + n) - ms->pairs_cap) * pair_size(ms);
+	if (ms->nnulls + n > ms->nulls_cap)
+		bytes += (grown_capacity(ms->nulls_cap, ms->nnulls + n) - ms->nulls_cap) * sizeof(uint32);
+	return bytes;
+}
+
 /*
  * Make room for `total` pairs in all: the array's own mapping grown where
  * the kernel can (its pages move, not copied), else a new aligned array
@@ -273,11 +316,7 @@ reserve_pairs(BitonicMultiSort *ms, size_t total)
 
 	if (total <= ms->pairs_cap)
 		return;
-	/* a bounded sort grows its pairs by a quarter: a doubling would pass its bound */
-	if (ms->grow_by_quarter && ms->pairs_cap > 0)
-		ms->pairs_cap = grown_capacity(0, Max(total, ms->pairs_cap + ms->pairs_cap / 4));
-	else
-		ms->pairs_cap = grown_capacity(ms->pairs_cap, total);
+	ms->pairs_cap = pairs_capacity(ms, total);
 	if (ms->pairs_region != NULL &&
 		(pairs = BitonicRegionGrow(ms->pairs_region, ms->pairs_cap * pair_size(ms),
 								   ms->prefaulter)) != NULL)
@@ -385,7 +424,7 @@ BitonicMultiSortAddBatch(BitonicMultiSort *ms, const uint32 *items,
 						 const Datum *values, const bool *isnull, size_t n)
 {
 	uint64		keys[256];
-	uint64		flip = ms->descending ? UINT64_MAX : 0;
+	uint64		flip = ms->key_flip;
 
 	for (size_t done = 0; done < n;)
 	{
@@ -456,16 +495,44 @@ order_in_pairs(const BitonicMultiSort *ms)
 }
 
 /*
- * What the tie pass will take where the whole input is one run (no usable
- * key): its run buffers (the libc text sort's records and their merge
- * scratch are as large), and the libc text sort's copies of the strings.
+ * Bytes of the pairs' memory the order leaves free once written: all of it
+ * where the order has an array of its own.
+ */
+static size_t
+pairs_room_after_order(const BitonicMultiSort *ms)
+{
+	size_t		pairs_bytes = ms->pairs_cap * pair_size(ms);
+
+	return order_in_pairs(ms) ? pairs_bytes - (ms->npairs + ms->nnulls) * sizeof(uint32) :
+		pairs_bytes;
+}
+
+/* Bytes of the tie pass's buffer for the NULL group where later columns order it (aligned). */
+static size_t
+null_group_buffer_bytes(const BitonicMultiSort *ms)
+{
+	return ms->ncolumns > 1 && ms->nnulls > 1 ? (ms->nnulls + 1) * sizeof(bs_pair64) : 0;
+}
+
+/*
+ * What the tie pass will take beyond the pairs, whose runs of equal keys it
+ * sorts where they lie (64-bit pairs; pairs_to_order): for the NULL group
+ * where later columns order it, a buffer of a pair an item, unless the
+ * pairs' memory has room for it beside the order; where the whole input is
+ * one run (no usable key), as much for every item, or the libc text
+ * sort's records, their merge scratch and its marks of equal strings, and
+ * its copies of the strings.
  */
 static size_t
 foreseen_tie_bytes(const BitonicMultiSort *ms)
 {
-	if (ms->kind != BITONIC_KIND_CONSTANT)
-		return 0;
-	return ms->npairs * (sizeof(TieItem) + sizeof(uint32)) + ms->text_bytes;
+	size_t		bytes = null_group_buffer_bytes(ms);
+
+	if (bytes <= pairs_room_after_order(ms))
+		bytes = 0;
+	if (ms->kind == BITONIC_KIND_CONSTANT)
+		bytes += ms->npairs * (sizeof(bs_pair64) + sizeof(uint32)) + ms->text_bytes;
+	return bytes;
 }
 
 /*
@@ -557,158 +624,186 @@ tie_compare(const void *a, const void *b, void *arg)
 	return x->item < y->item ? -1 : (x->item > y->item ? 1 : 0);
 }
 
-static void sort_run(uint32 *order, size_t len, TieContext *tc);
+static void sort_run(bs_pair64 *items, size_t len, TieContext *tc);
+static void sort_run32(bs_pair32 *items, size_t len, TieContext *tc);
 
-/* Sort the items order[0..len) with qsort and the full comparators. */
+/* Sort pairs in place by key, then item number (their pads 0). */
 static void
-sort_run_compared(uint32 *order, size_t len, TieContext *tc)
+sort_items(bs_pair64 *items, size_t len)
 {
-	if (len > tc->items_cap)
+	/* vqsort sorts an aligned array in place; a misaligned one it would copy */
+	Assert((uintptr_t) items % sizeof(bs_pair64) == 0);
+	if (len >= TIE_SORTER_MIN)
+		BitonicSortPairsOnCpu(true, items, len);
+	else
+		sort_tie_pairs(items, len);
+}
+
+/* Sort 32-bit pairs in place by key, then item number. */
+static void
+sort_items32(bs_pair32 *items, size_t len)
+{
+	if (len >= TIE_SORTER_MIN)
+		BitonicSortPairsOnCpu(false, items, len);
+	else
+		sort_tie_pairs32(items, len);
+}
+
+/*
+ * Where items[0..len) (of `size` bytes each) hold nkeys keyed items and
+ * then the NULL ones: where NULLs sort first, swap the NULL items to the
+ * front (each part is sorted after, so the order within it may change);
+ * *keys_at and *nulls_at: where each part starts.
+ */
+static void
+place_nulls(void *items, size_t size, size_t len, size_t nkeys, bool nulls_first,
+			size_t *keys_at, size_t *nulls_at)
+{
+	char	   *base = items;
+	size_t		swapped = nulls_first ? Min(nkeys, len - nkeys) : 0;
+	char		held[sizeof(bs_pair64)];
+
+	Assert(size <= sizeof(held));
+	*keys_at = nulls_first ? len - nkeys : 0;
+	*nulls_at = nulls_first ? 0 : nkeys;
+	for (size_t i = 0; i < swapped; i++)
 	{
-		tc->items_cap = Max(len, 64);
-		if (tc->items)
-			pfree(tc->items);
-		tc->items = MemoryContextAllocHuge(tc->ms->cxt, tc->items_cap * sizeof(TieItem));
+		char	   *front = base + i * size;
+		char	   *back = base + (len - swapped + i) * size;
+
+		memcpy(held, front, size);
+		memcpy(front, back, size);
+		memcpy(back, held, size);
 	}
+}
+
+/*
+ * Sort the items of items[0..len) (their item numbers in ptr) with qsort
+ * and the full comparators, each item's tie item laid over its pair.
+ */
+static void
+sort_run_compared(bs_pair64 *items, size_t len, TieContext *tc)
+{
+	TieItem    *tied = (TieItem *) items;
+
 	for (size_t i = 0; i < len; i++)
 	{
+		uint32		item = items[i].ptr;
+
 		if (tc->ms->prefetch != NULL && i + TIE_PREFETCH < len)
-			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
-		tc->items[i].item = order[i];
-		tc->fetch(tc->arg, order[i], tc->first_column, &tc->items[i].value, &tc->items[i].isnull);
+			tc->ms->prefetch(tc->arg, items[i + TIE_PREFETCH].ptr);
+		tied[i].item = item;
+		tc->fetch(tc->arg, item, tc->first_column, &tied[i].value, &tied[i].isnull);
 		if ((i & 0xffff) == 0xffff)
 			CHECK_FOR_INTERRUPTS();
 	}
-	qsort_interruptible(tc->items, len, sizeof(TieItem), tie_compare, tc);
+	qsort_interruptible(tied, len, sizeof(TieItem), tie_compare, tc);
 	for (size_t i = 0; i < len; i++)
-		order[i] = tc->items[i].item;
+	{
+		uint32		item = tied[i].item;
+
+		items[i].ptr = item;
+		items[i].pad = 0;
+	}
+}
+
+/* Item number of item i of a run in pairs of either shape. */
+static inline uint32
+item_at(const void *items, bool wide, size_t i)
+{
+	return wide ? ((const bs_pair64 *) items)[i].ptr : bs_ptr32(((const bs_pair32 *) items)[i]);
+}
+
+/* Write item i of a run in pairs of either shape: its key and item number. */
+static inline void
+set_item(void *items, bool wide, size_t i, uint64 key, uint32 item)
+{
+	if (wide)
+	{
+		bs_pair64  *p = &((bs_pair64 *) items)[i];
+
+		p->ptr = item;
+		p->pad = 0;
+		p->key = key;
+	}
+	else
+		((bs_pair32 *) items)[i] = bs_pack32((uint32) key, item);
 }
 
 /*
- * A run ordered by libc-collated text in the first column: sorted by it on
- * threads, then each group of equal strings by the other columns (with
- * qsort alone where the strings are too many for the threaded sort).
+ * Write column first_column's key (flipped for DESC; from bit `shift`, in
+ * 8-byte pairs) into the pair of each item of items[0..len), the NULL
+ * items swapped to the end where they sort (key 0); returns how many are
+ * keyed, and where the keyed and the NULL part start.
  */
-static void
-sort_run_libc_text(uint32 *order, size_t len, TieContext *tc)
-{
-	bool	   *starts = tc->ms->ncolumns > 1 ?
-		MemoryContextAllocHuge(tc->ms->cxt, len * sizeof(bool)) : NULL;
-
-	if (!BitonicLibcTextSort(&tc->ms->libc_text, order, len, tc->ms->text_bytes,
-							 tc->fetch, tc->arg, 0, starts))
-	{
-		if (starts)
-			pfree(starts);
-		sort_run_compared(order, len, tc);
-		return;
-	}
-	if (starts == NULL)
-		return;
-	tc->first_column = 1;
-	for (size_t s = 0; s < len;)
-	{
-		size_t		e = s + 1;
-
-		while (e < len && !starts[e])
-			e++;
-		if (e - s > 1)
-			sort_run(order + s, e - s, tc);
-		s = e;
-	}
-	tc->first_column = 0;
-	pfree(starts);
-}
-
-/* A buffer of at least len pairs, kept in *buffer (of *cap pairs) for the next run. */
-static bs_pair64 *
-pair_buffer(TieContext *tc, bs_pair64 **buffer, size_t *cap, size_t len)
-{
-	if (len > *cap)
-	{
-		*cap = Max(len, 64);
-		if (*buffer)
-			pfree(*buffer);
-		*buffer = MemoryContextAllocHuge(tc->ms->cxt, *cap * sizeof(bs_pair64));
-	}
-	return *buffer;
-}
-
-/* The tie pass's buffer for len keys of column `column` (one per column: runs nest by column). */
-static bs_pair64 *
-keyed_buffer(TieContext *tc, int column, size_t len)
-{
-	if (tc->keyed == NULL)
-	{
-		tc->keyed = MemoryContextAllocZero(tc->ms->cxt, sizeof(bs_pair64 *) * tc->ms->ncolumns);
-		tc->keyed_cap = MemoryContextAllocZero(tc->ms->cxt, sizeof(size_t) * tc->ms->ncolumns);
-	}
-	return pair_buffer(tc, &tc->keyed[column], &tc->keyed_cap[column], len);
-}
-
-/*
- * Sort the items order[0..len) by column first_column, which has an exact
- * key: the non-NULL items' keys (flipped for DESC) sorted with their item
- * numbers (TIE_SORTER_MIN says by what), the NULL items before or after
- * them in item order; then each group of equal keys, and the NULL group,
- * by the columns after it.
- */
-static void
-sort_run_keyed(uint32 *order, size_t len, TieContext *tc)
+static size_t
+key_items(void *items, bool wide, size_t len, TieContext *tc, int shift,
+		  size_t *keys_at, size_t *nulls_at)
 {
 	int			column = tc->first_column;
 	SortSupport ssup = &tc->ms->ssup[column];
 	BitonicKeyFn key_of = tc->ms->tie_keys[column];
 	uint64		flip = ssup->ssup_reverse ? UINT64_MAX : 0;
-	bs_pair64  *pairs = keyed_buffer(tc, column, len);
 	size_t		nkeys = 0;
-	size_t		nnulls = 0;
-	size_t		keys_at;
-	size_t		nulls_at;
+	size_t		unread = len;	/* items[nkeys..unread) not read yet, NULL ones after */
 
-	/* keys from the front, NULL items from the back */
-	for (size_t i = 0; i < len; i++)
+	for (size_t step = 1; nkeys < unread; step++)
 	{
+		uint32		item = item_at(items, wide, nkeys);
 		Datum		value;
 		bool		isnull;
 
-		if (tc->ms->prefetch != NULL && i + TIE_PREFETCH < len)
-			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
-		tc->fetch(tc->arg, order[i], column, &value, &isnull);
+		if (tc->ms->prefetch != NULL && nkeys + TIE_PREFETCH < unread)
+			tc->ms->prefetch(tc->arg, item_at(items, wide, nkeys + TIE_PREFETCH));
+		tc->fetch(tc->arg, item, column, &value, &isnull);
 		if (isnull)
-			pairs[len - 1 - nnulls++].ptr = order[i];
-		else
 		{
-			pairs[nkeys].ptr = order[i];
-			pairs[nkeys].pad = 0;
-			pairs[nkeys++].key = key_of(value) ^ flip;
+			unread--;
+			set_item(items, wide, nkeys, 0, item_at(items, wide, unread));
+			set_item(items, wide, unread, 0, item);
 		}
-		if ((i & 0xffff) == 0xffff)
+		else
+			set_item(items, wide, nkeys++, (key_of(value) ^ flip) >> shift, item);
+		if ((step & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	if (nkeys >= TIE_SORTER_MIN)
-		BitonicSortPairs64OnCpu(pairs, nkeys);
-	else
-		sort_tie_pairs(pairs, nkeys);
-	keys_at = ssup->ssup_nulls_first ? nnulls : 0;
-	nulls_at = ssup->ssup_nulls_first ? 0 : nkeys;
-	for (size_t i = 0; i < nkeys; i++)
-		order[keys_at + i] = pairs[i].ptr;
-	for (size_t i = 0; i < nnulls; i++)
-		order[nulls_at + i] = pairs[len - 1 - i].ptr;
+	place_nulls(items, wide ? sizeof(bs_pair64) : sizeof(bs_pair32), len, nkeys,
+				ssup->ssup_nulls_first, keys_at, nulls_at);
+	return nkeys;
+}
+
+/*
+ * Sort the items of items[0..len) by column first_column, which has an
+ * exact key: each item's key (flipped for DESC) written into its pair, the
+ * NULL items swapped to the end where they sort, each part sorted in place
+ * (the NULL items by item number); then each group of equal keys, and the
+ * NULL group, by the columns after it.
+ */
+static void
+sort_run_keyed(bs_pair64 *items, size_t len, TieContext *tc)
+{
+	int			column = tc->first_column;
+	size_t		keys_at;
+	size_t		nulls_at;
+	size_t		nkeys = key_items(items, true, len, tc, 0, &keys_at, &nulls_at);
+	size_t		nnulls = len - nkeys;
+
+	sort_items(items + keys_at, nkeys);
+	sort_items(items + nulls_at, nnulls);
 	if (column + 1 == tc->ms->ncolumns)
 		return;					/* ties are in item order */
 	tc->first_column = column + 1;
 	if (nnulls > 1)
-		sort_run(order + nulls_at, nnulls, tc);
-	for (size_t s = 0; s < nkeys;)
+		sort_run(items + nulls_at, nnulls, tc);
+	for (size_t s = keys_at; s < keys_at + nkeys;)
 	{
+		uint64		key = items[s].key;
 		size_t		e = s + 1;
 
-		while (e < nkeys && pairs[e].key == pairs[s].key)
+		while (e < keys_at + nkeys && items[e].key == key)
 			e++;
 		if (e - s > 1)
-			sort_run(order + keys_at + s, e - s, tc);
+			sort_run(items + s, e - s, tc);
 		s = e;
 	}
 	tc->first_column = column;
@@ -749,34 +844,30 @@ item_chunk_key(TieContext *tc, uint32 item, size_t depth, uint64 flip, bool *lon
 }
 
 /*
- * Sort the items order[0..len), a run whose first column (text in byte
+ * Sort the items of items[0..len), a run whose first column (text in byte
  * order, no NULL) is equal in its first 8 * (level + 1) bytes, by its next
- * 8 bytes (sorted in place), then each group of equal
- * bytes one level deeper; strings equal to their end go on to the columns
- * after (ties in item order, which the run and each group are in).  The
- * groups are found again from the items' bytes, so that every level sorts
- * in one buffer, no larger than the comparators' would be.  A
- * prefix shared by all the strings (URLs, paths) made every comparison of
- * the tie pass a comparator call: 3M rows of one 25-byte prefix and an md5
- * sorted in 7.3-9.8 s in memory against the native Sort's 4.2 s.
+ * 8 bytes (each written into the item's pair, which are sorted in place),
+ * then each group of equal bytes one level deeper; strings equal to their
+ * end go on to the columns after (ties in item order).  A prefix shared by
+ * all the strings (URLs, paths) made every comparison of the tie pass a
+ * comparator call: 3M rows of one 25-byte prefix and an md5 sorted in
+ * 7.3-9.8 s in memory against the native Sort's 4.2 s.
  */
 static void
-sort_run_text_deeper(uint32 *order, size_t len, TieContext *tc, int level)
+sort_run_text_deeper(bs_pair64 *items, size_t len, TieContext *tc, int level)
 {
 	size_t		depth = (size_t) (level + 1) * sizeof(uint64);
 	uint64		flip = tc->ms->ssup[0].ssup_reverse ? UINT64_MAX : 0;
-	bs_pair64  *pairs = pair_buffer(tc, &tc->text_keyed, &tc->text_keyed_cap, len);
 	bool		any_longer = false;
-	bool		longer;
-	uint64		key;
 
 	for (size_t i = 0; i < len; i++)
 	{
+		bool		longer;
+
 		if (tc->ms->prefetch != NULL && i + TIE_PREFETCH < len)
-			tc->ms->prefetch(tc->arg, order[i + TIE_PREFETCH]);
-		pairs[i].ptr = order[i];
-		pairs[i].pad = 0;
-		pairs[i].key = item_chunk_key(tc, order[i], depth, flip, &longer);
+			tc->ms->prefetch(tc->arg, items[i + TIE_PREFETCH].ptr);
+		items[i].pad = 0;
+		items[i].key = item_chunk_key(tc, items[i].ptr, depth, flip, &longer);
 		any_longer |= longer;
 		if ((i & 0xffff) == 0xffff)
 			CHECK_FOR_INTERRUPTS();
@@ -787,49 +878,181 @@ sort_run_text_deeper(uint32 *order, size_t len, TieContext *tc, int level)
 		if (tc->ms->ncolumns > 1)
 		{
 			tc->first_column = 1;
-			sort_run(order, len, tc);
+			sort_run(items, len, tc);
 			tc->first_column = 0;
 		}
 		return;
 	}
-	/* in place: the pair sorter's scratch would take as much again */
-	sort_tie_pairs(pairs, len);
-	for (size_t i = 0; i < len; i++)
-		order[i] = pairs[i].ptr;
-	/* the groups, each item's key computed once more (a group's end finds the next one's key) */
-	key = item_chunk_key(tc, order[0], depth, flip, &longer);
+	sort_items(items, len);
 	for (size_t s = 0; s < len;)
 	{
+		uint64		key = items[s].key;
 		size_t		e = s + 1;
-		uint64		next = 0;
 
-		while (e < len && (next = item_chunk_key(tc, order[e], depth, flip, &longer)) == key)
+		while (e < len && items[e].key == key)
 			e++;
 		if (e - s >= TEXT_DEEPER_MIN && level + 1 < TEXT_DEEPER_LEVELS)
-			sort_run_text_deeper(order + s, e - s, tc, level + 1);
+			sort_run_text_deeper(items + s, e - s, tc, level + 1);
 		else if (e - s > 1)
-			sort_run_compared(order + s, e - s, tc);
+			sort_run_compared(items + s, e - s, tc);
 		s = e;
-		key = next;
 	}
 }
 
 /*
- * Sort the items order[0..len), a run of ties, from column first_column on:
- * by that column's key where it has an exact one, by the bytes after the
- * key where it is text in byte order, else by comparators.
+ * Sort the items of items[0..len) (their item numbers in ptr), a run of
+ * ties, from column first_column on, in place: by that column's key where
+ * it has an exact one, by the bytes after the key where it is text in byte
+ * order, else by comparators.  The pairs' keys are left undefined.
  */
 static void
-sort_run(uint32 *order, size_t len, TieContext *tc)
+sort_run(bs_pair64 *items, size_t len, TieContext *tc)
 {
 	if (tc->ms->tie_keys[tc->first_column] != NULL)
-		sort_run_keyed(order, len, tc);
+		sort_run_keyed(items, len, tc);
 	else if (tc->first_column == 0 && tc->ms->text_prefix && len >= TEXT_DEEPER_MIN)
-		sort_run_text_deeper(order, len, tc, 0);
-	else if (tc->first_column == 0 && tc->ms->libc_text.usable && len >= LIBC_TEXT_THREADED_MIN)
-		sort_run_libc_text(order, len, tc);
+		sort_run_text_deeper(items, len, tc, 0);
 	else
-		sort_run_compared(order, len, tc);
+		sort_run_compared(items, len, tc);
+}
+
+/*
+ * Sort the items of items[0..len) (32-bit pairs, item numbers in the low
+ * halves), a run of ties in 8-byte pairs, by column first_column, which
+ * has an exact key, 32 bits of it at a time where they lie: the bits from
+ * `shift` (32: the high half of a 64-bit key; 0: the low half, or a 32-bit
+ * key) written as each pair's key, the NULL items swapped to the end where
+ * they sort (by item number), each part sorted in place; then each group
+ * of equal high halves by the low ones, and each group of equal keys, and
+ * the NULL group, by the columns after it.
+ */
+static void
+sort_run_keyed32(bs_pair32 *items, size_t len, TieContext *tc, int shift)
+{
+	int			column = tc->first_column;
+	bool		later = column + 1 < tc->ms->ncolumns;
+	size_t		keys_at;
+	size_t		nulls_at;
+	size_t		nkeys = key_items(items, false, len, tc, shift, &keys_at, &nulls_at);
+	size_t		nnulls = len - nkeys;
+
+	sort_items32(items + keys_at, nkeys);
+	sort_items32(items + nulls_at, nnulls);
+	tc->first_column = column + 1;
+	if (nnulls > 1 && later)
+		sort_run32(items + nulls_at, nnulls, tc);
+	for (size_t s = keys_at; s < keys_at + nkeys;)
+	{
+		uint32		key = bs_key32(items[s]);
+		size_t		e = s + 1;
+
+		while (e < keys_at + nkeys && bs_key32(items[e]) == key)
+			e++;
+		if (e - s > 1 && shift > 0)
+		{
+			tc->first_column = column;
+			sort_run_keyed32(items + s, e - s, tc, 0);
+			tc->first_column = column + 1;
+		}
+		else if (e - s > 1 && later)
+			sort_run32(items + s, e - s, tc);
+		s = e;
+	}
+	tc->first_column = column;
+}
+
+/*
+ * Sort the items of items[0..len), a run of ties in 8-byte pairs, from
+ * column first_column on (every such column has an exact key: the sort's
+ * later_keyed), in place.
+ */
+static void
+sort_run32(bs_pair32 *items, size_t len, TieContext *tc)
+{
+	int			column = tc->first_column;
+
+	Assert(tc->ms->tie_keys[column] != NULL);
+	sort_run_keyed32(items, len, tc, tc->ms->tie_keys_wide[column] ? 32 : 0);
+}
+
+/* The tie pass's buffer of at least len pairs, aligned as pairs are, kept for the next run. */
+static bs_pair64 *
+tie_buffer(TieContext *tc, size_t len)
+{
+	if (len > tc->buffer_cap)
+	{
+		tc->buffer_cap = Max(len, 64);
+		if (tc->buffer_chunk)
+			pfree(tc->buffer_chunk);
+		tc->buffer_chunk = MemoryContextAllocHuge(tc->ms->cxt,
+												  (tc->buffer_cap + 1) * sizeof(bs_pair64));
+		tc->buffer = (bs_pair64 *) TYPEALIGN(sizeof(bs_pair64), tc->buffer_chunk);
+	}
+	return tc->buffer;
+}
+
+static void sort_order_run(uint32 *order, size_t len, TieContext *tc);
+
+/*
+ * Sort the items order[0..len), whose first column is libc-collated text,
+ * by it on threads, then each group of equal strings by the other columns:
+ * false, order untouched, where the strings are too many for the threaded
+ * sort.
+ */
+static bool
+sort_order_libc_text(uint32 *order, size_t len, TieContext *tc)
+{
+	bool	   *starts = tc->ms->ncolumns > 1 ?
+		MemoryContextAllocHuge(tc->ms->cxt, len * sizeof(bool)) : NULL;
+
+	if (!BitonicLibcTextSort(&tc->ms->libc_text, order, len, tc->ms->text_bytes,
+							 tc->fetch, tc->arg, 0, starts))
+	{
+		if (starts)
+			pfree(starts);
+		return false;
+	}
+	if (starts == NULL)
+		return true;
+	tc->first_column = 1;
+	for (size_t s = 0; s < len;)
+	{
+		size_t		e = s + 1;
+
+		while (e < len && !starts[e])
+			e++;
+		if (e - s > 1)
+			sort_order_run(order + s, e - s, tc);
+		s = e;
+	}
+	tc->first_column = 0;
+	pfree(starts);
+	return true;
+}
+
+/*
+ * Sort the items order[0..len), a run of ties whose items have no pairs64
+ * of their own (the constant key's or 32-bit pairs, or the NULL group):
+ * libc-collated text on threads, else through the tie pass's buffer.
+ */
+static void
+sort_order_run(uint32 *order, size_t len, TieContext *tc)
+{
+	bs_pair64  *items;
+
+	if (tc->first_column == 0 && tc->ms->libc_text.usable && len >= LIBC_TEXT_THREADED_MIN &&
+		sort_order_libc_text(order, len, tc))
+		return;
+	items = tie_buffer(tc, len);
+	for (size_t i = 0; i < len; i++)
+	{
+		items[i].ptr = order[i];
+		items[i].pad = 0;
+		items[i].key = 0;
+	}
+	sort_run(items, len, tc);
+	for (size_t i = 0; i < len; i++)
+		order[i] = items[i].ptr;
 }
 
 /* Key of pair i of the sorted pairs. */
@@ -883,36 +1106,27 @@ BitonicMultiSortPairCount(const BitonicMultiSort *ms)
 static void
 sort_pairs(BitonicMultiSort *ms)
 {
-	if (ms->kind == BITONIC_KIND_EXACT32)
+	if (ms->kind == BITONIC_KIND_CONSTANT)
+		return;					/* constant keys are already in pointer order */
+	if (BitonicMultiSortNarrow(ms))
 		BitonicSortPairs32(ms->pairs32, ms->npairs);
-	else if (ms->kind != BITONIC_KIND_CONSTANT)
+	else
 		BitonicSortPairs64(ms->pairs64, ms->npairs);
-	/* constant keys are already in pointer order: nothing to sort */
-}
-
-/* The tie pass's buffer for a run of len item numbers. */
-static uint32 *
-run_buffer(TieContext *tc, size_t len)
-{
-	if (len > tc->run_cap)
-	{
-		tc->run_cap = Max(len, 64);
-		if (tc->run)
-			pfree(tc->run);
-		tc->run = MemoryContextAllocHuge(tc->ms->cxt, tc->run_cap * sizeof(uint32));
-	}
-	return tc->run;
 }
 
 /*
  * Write the pointers of the sorted pairs to order[0..npairs), left to right,
- * each run of equal keys re-sorted by the full comparators when ties is
- * set.  order may be the pairs' own memory: a run's pointers are copied out
- * before its place in order is written, which lies over pairs already read.
+ * each run of equal keys re-sorted by the columns after when ties is set:
+ * where the run's pairs lie (so the tie pass takes no memory of its own),
+ * but the constant key's, through sort_order_run.  order may be the pairs'
+ * own memory: a pointer is read before its place in order is written,
+ * which lies over pairs already read.
  */
 static void
 pairs_to_order(BitonicMultiSort *ms, uint32 *order, TieContext *tc, bool ties)
 {
+	bool		constant = ms->kind == BITONIC_KIND_CONSTANT;
+	bool		narrow = BitonicMultiSortNarrow(ms);
 	size_t		start = 0;
 	size_t		checked = 0;	/* where the last interrupt check was */
 
@@ -933,17 +1147,14 @@ pairs_to_order(BitonicMultiSort *ms, uint32 *order, TieContext *tc, bool ties)
 
 		while (end < ms->npairs && pair_key(ms, end) == key)
 			end++;
-		if (end - start == 1)
-			order[start] = pair_ptr(ms, start);
-		else
-		{
-			uint32	   *run = run_buffer(tc, end - start);
-
-			for (size_t i = start; i < end; i++)
-				run[i - start] = pair_ptr(ms, i);
-			sort_run(run, end - start, tc);
-			memcpy(order + start, run, (end - start) * sizeof(uint32));
-		}
+		if (end - start > 1 && !narrow)
+			sort_run(ms->pairs64 + start, end - start, tc);
+		else if (end - start > 1 && !constant)
+			sort_run32(ms->pairs32 + start, end - start, tc);
+		for (size_t i = start; i < end; i++)
+			order[i] = pair_ptr(ms, i);
+		if (end - start > 1 && constant)
+			sort_order_run(order + start, end - start, tc);
 		if (end - checked >= 0x10000)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -979,11 +1190,13 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	uint32	   *nullpart;
 	bool		exact = BitonicKeyKindExact(ms->kind);
 	bool		ties = !exact || ms->ncolumns > 1;
-	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, 0, NULL, 0, NULL, NULL};
+	TieContext	tc = {ms, fetch, arg, exact ? 1 : 0, NULL, NULL, 0};
 	size_t		foreseen = foreseen_tie_bytes(ms);
 	size_t		tie_bytes;
 	size_t		split_bytes = 0;
 	bool		in_parts = !ties && in_pairs && BitonicPartsWanted(ms, ms->npairs);
+	size_t		pairs_room = pairs_room_after_order(ms);
+	char	   *pairs_free;		/* where that room starts */
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -991,6 +1204,7 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	ms->sort_parts = 0;
 	order = in_pairs ? (uint32 *) pairs_memory(ms) :
 		MemoryContextAllocHuge(ms->cxt, Max(nitems, 1) * sizeof(uint32));
+	pairs_free = in_pairs ? (char *) (order + nitems) : (char *) pairs_memory(ms);
 	if (in_parts)
 		split_bytes = BitonicPartsBegin(ms, order);	/* the pairs' order is written as it is sorted */
 	else
@@ -1022,28 +1236,20 @@ BitonicMultiSortRun(BitonicMultiSort *ms, BitonicFetchFn fetch, void *arg)
 	{
 		/* The NULL group ties on the first column: sort it by the others. */
 		tc.first_column = 1;
-		sort_run(nullpart, ms->nnulls, &tc);
-	}
-	if (tc.items)
-		pfree(tc.items);
-	if (tc.run)
-		pfree(tc.run);
-	/* the sorters' scratch and the tie pass's buffers, beyond what BitonicMultiSortBytes foresaw */
-	tie_bytes = BitonicCorePeak() + tc.run_cap * sizeof(uint32) + tc.items_cap * sizeof(TieItem) +
-		split_bytes;
-	tie_bytes += tc.text_keyed_cap * sizeof(bs_pair64);
-	if (tc.text_keyed)
-		pfree(tc.text_keyed);
-	if (tc.keyed != NULL)
-	{
-		for (int c = 0; c < ms->ncolumns; c++)
+		if (null_group_buffer_bytes(ms) <= pairs_room)
 		{
-			tie_bytes += tc.keyed_cap[c] * sizeof(bs_pair64);
-			if (tc.keyed[c])
-				pfree(tc.keyed[c]);
+			/* the buffer lent by the pairs' memory, past the order */
+			tc.buffer = (bs_pair64 *) TYPEALIGN(sizeof(bs_pair64), pairs_free);
+			tc.buffer_cap = ms->nnulls;
 		}
-		pfree(tc.keyed);
-		pfree(tc.keyed_cap);
+		sort_order_run(nullpart, ms->nnulls, &tc);
+	}
+	/* the sorters' scratch and the tie pass's buffer, beyond what BitonicMultiSortBytes foresaw */
+	tie_bytes = BitonicCorePeak() + split_bytes;
+	if (tc.buffer_chunk)
+	{
+		tie_bytes += GetMemoryChunkSpace(tc.buffer_chunk);
+		pfree(tc.buffer_chunk);
 	}
 	ms->scratch_bytes = tie_bytes > foreseen ? tie_bytes - foreseen : 0;
 	ms->tie_ms = BitonicMsSince(t0);

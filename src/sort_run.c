@@ -334,16 +334,16 @@ BitonicSortKeys64(uint64 *keys, size_t n)
 }
 
 /*
- * Sort 64-bit-key pairs on the CPU whatever bitonic_sort.device says: the
- * tie pass's runs, many and mostly small, are not worth a trip to a GPU.
+ * Sort pairs of either shape on the CPU whatever bitonic_sort.device says:
+ * the tie pass's runs, many and mostly small, are not worth a trip to a GPU.
  */
 void
-BitonicSortPairs64OnCpu(bs_pair64 *pairs, size_t n)
+BitonicSortPairsOnCpu(bool wide, void *pairs, size_t n)
 {
 	bs_options	opt;
 
 	cpu_options(&opt, n);
-	report_status(sort_pairs(true, pairs, n, &opt), &opt);
+	report_status(sort_pairs(wide, pairs, n, &opt), &opt);
 }
 
 /* Sort packed 32-bit-key pairs with the configured device. */

@@ -710,14 +710,17 @@ batch_row(BitonicScanState *state)
 }
 
 /*
- * Spill where the rows the backend stores itself have outgrown work_mem
- * (checked once per batch).
+ * Spill where the rows the backend stores itself have outgrown work_mem,
+ * or would with the next batch's keys, where those would grow the pairs
+ * (checked once per batch: the pairs grow by a doubling, and a row that
+ * fits the store's block would have taken them past work_mem).
  */
 static void
 spill_past_limit(BitonicScanState *state)
 {
 	if (state->ingest == NULL && state->nbatch == 0 &&
-		BitonicScanHeldBytes(state) > state->mem_limit)
+		BitonicScanHeldBytes(state) +
+		BitonicMultiSortGrowthBytes(&state->ms, BITONIC_INGEST_BATCH) > state->mem_limit)
 		spill(state);
 }
 
@@ -772,7 +775,10 @@ sort_in_memory(BitonicScanState *state)
 	/* and the sorters' scratch memory */
 	state->peak_bytes = Max(state->peak_bytes, sorting + state->ms.scratch_bytes);
 	if (state->runs != NULL && items > 0)
+	{
 		state->scratch_per_row = (double) state->ms.scratch_bytes / (double) items;
+		state->scratch_measured = true;
+	}
 	state->sort_ms += state->ms.sort_ms;
 	state->sort_parts = Max(state->sort_parts, state->ms.sort_parts);
 	state->tie_ms += state->ms.tie_ms;
@@ -1040,6 +1046,7 @@ load_and_sort(BitonicScanState *state)
 
 	state->mem_limit = (size_t) work_mem * 1024;
 	state->scratch_per_row = 0;
+	state->scratch_measured = false;
 	INSTR_TIME_SET_CURRENT(t0);
 	BitonicPoolResetPeak();
 	state->reused_from = BitonicKeptReused();

@@ -104,7 +104,8 @@ typedef struct BitonicScanState
 	BitonicTupleStore behind_store;	/* the rows of the run being written behind (runs.c) */
 	uint32	   *behind_order;	/* and their order */
 	MemoryContext spare_cxt;	/* an empty context for the rows, or NULL */
-	double		scratch_per_row;	/* the sorters' scratch per row in the last run, or 0 */
+	double		scratch_per_row;	/* the sorters' scratch per row in the last run */
+	bool		scratch_measured;	/* a run has measured it */
 
 	/* for EXPLAIN ANALYZE */
 	size_t		peak_bytes;
@@ -147,7 +148,7 @@ BitonicScanScratchRoom(BitonicScanState *state)
 
 	if (state->runs == NULL)
 		return 0;
-	if (state->scratch_per_row > 0)
+	if (state->scratch_measured)
 		return (size_t) (state->scratch_per_row * (double) (ms->npairs + ms->nnulls));
 	return (ms->npairs + ms->nnulls) * sizeof(bs_pair64) *
 		(ms->kind == BITONIC_KIND_CONSTANT ? 2 : 1) + ms->text_bytes;
