@@ -300,8 +300,9 @@ DROP TABLE ext_added;
 -- text in "C" whose strings share a prefix longer than the key (URLs):
 -- a run of equal keys is sorted by the next 8 bytes, and so on (the tie
 -- pass, multikey.c), strings that end there before those that go on,
--- equal strings by the columns after, then in input order; in memory and
--- past work_mem
+-- equal strings by the columns after, then in input order; the same for
+-- such text after an int4 (its prefix, then its next bytes); in memory
+-- and past work_mem
 CREATE TABLE ext_prefix AS
   SELECT i AS id,
     CASE WHEN i % 97 = 0 THEN NULL
@@ -312,7 +313,8 @@ CREATE TABLE ext_prefix AS
 ANALYZE ext_prefix;
 SELECT w.mem, v.q, c.*
 FROM (VALUES ('ORDER BY s COLLATE "C"'), ('ORDER BY s COLLATE "C" DESC'),
-             ('ORDER BY s COLLATE "C" NULLS FIRST, g'), ('ORDER BY s COLLATE "C" DESC NULLS LAST, g DESC')) v(q),
+             ('ORDER BY s COLLATE "C" NULLS FIRST, g'), ('ORDER BY s COLLATE "C" DESC NULLS LAST, g DESC'),
+             ('ORDER BY g, s COLLATE "C"'), ('ORDER BY g DESC, s COLLATE "C" DESC NULLS FIRST')) v(q),
      (VALUES ('64MB'), ('1MB')) w(mem),
      LATERAL ext_check('SELECT * FROM ext_prefix ' || v.q, 'SELECT * FROM ext_prefix ' || v.q || ', id', w.mem) c;
 DROP TABLE ext_prefix;
@@ -505,6 +507,7 @@ FROM (VALUES ('int4 of one value, float8', 'SELECT id, g4, f FROM ext_groups ORD
              ('int8 of one value, float8 desc', 'SELECT id, g8, f FROM ext_groups ORDER BY g8, f DESC'),
              ('NULLs first, float8', 'SELECT id, gn, f FROM ext_groups ORDER BY gn NULLS FIRST, f'),
              ('int4, text C', 'SELECT id, g4, url FROM ext_groups ORDER BY g4, url COLLATE "C"'),
+             ('int4 desc, text C desc', 'SELECT id, g4, url FROM ext_groups ORDER BY g4 DESC, url COLLATE "C" DESC NULLS FIRST'),
              ('text C of one prefix', 'SELECT id, url FROM ext_groups ORDER BY url COLLATE "C"'),
              ('float8 alone, narrow rows', 'SELECT id, f FROM ext_groups ORDER BY f')) v(label, q),
      LATERAL ext_check(v.q, v.q || ', id', '8MB') c;

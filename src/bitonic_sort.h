@@ -259,8 +259,10 @@ typedef struct BitonicMultiSort
 	bool		text_prefix;	/* ABBREV: text in byte order, keyed by BitonicTextPrefixKey */
 	BitonicKeyKind kind;
 	BitonicKeyFn key_of;		/* a value's ascending key, where that is cheap; else NULL */
-	BitonicKeyFn *tie_keys;		/* per column after the first: its exact key, or NULL */
+	BitonicKeyFn *tie_keys;		/* per column after the first: its exact key, or its
+								 * prefix where tie_text, or NULL */
 	bool	   *tie_keys_wide;	/* and whether that key is 64 bits wide */
+	bool	   *tie_text;		/* per column after the first: text in byte order */
 	bool		later_keyed;	/* every column after the first has an exact key */
 	BitonicPrefetchFn prefetch; /* the caller's, for its fetch's argument; NULL: none */
 	uint64		key_flip;		/* XORed into it: DESC, and the key's width */

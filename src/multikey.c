@@ -150,6 +150,7 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 		prepare_ssup(&ms->ssup[i], &columns[i], false, here);
 	ms->tie_keys = palloc0(sizeof(BitonicKeyFn) * ncolumns);
 	ms->tie_keys_wide = palloc0(sizeof(bool) * ncolumns);
+	ms->tie_text = palloc0(sizeof(bool) * ncolumns);
 	ms->later_keyed = true;
 	for (int i = 1; i < ncolumns; i++)
 	{
@@ -159,9 +160,14 @@ BitonicMultiSortInit(BitonicMultiSort *ms, int ncolumns,
 		{
 			ms->tie_keys[i] = BitonicKeyFunction(typid);
 			ms->tie_keys_wide[i] = BitonicKeyWidthForType(typid) == BITONIC_KEY_64;
+			continue;
 		}
-		else
-			ms->later_keyed = false;
+		/* text in byte order: keyed by its prefix, then its next bytes */
+		ms->tie_text[i] = BitonicIsTextOrder(columns[i].typid, columns[i].sortop) &&
+			BitonicCollationSortsBytes(columns[i].collation);
+		if (ms->tie_text[i])
+			ms->tie_keys[i] = BitonicTextPrefixKey;
+		ms->later_keyed = false;
 	}
 	ms->first_type = getBaseType(columns[0].typid);
 	ms->descending = ms->ssup[0].ssup_reverse;
@@ -625,6 +631,7 @@ tie_compare(const void *a, const void *b, void *arg)
 }
 
 static void sort_run(bs_pair64 *items, size_t len, TieContext *tc);
+static void sort_run_text_deeper(bs_pair64 *items, size_t len, TieContext *tc, int level);
 static void sort_run32(bs_pair32 *items, size_t len, TieContext *tc);
 
 /* Sort pairs in place by key, then item number (their pads 0). */
@@ -773,6 +780,29 @@ key_items(void *items, bool wide, size_t len, TieContext *tc, int shift,
 }
 
 /*
+ * Sort a group of items whose keys of column first_column are equal: by the
+ * columns after it where the key is exact; where it is the prefix of text
+ * in byte order, by the strings' next bytes (64 items or more) or the
+ * comparators, from that column on.
+ */
+static void
+sort_key_group(bs_pair64 *items, size_t len, TieContext *tc, bool text)
+{
+	int			column = tc->first_column;
+
+	if (text && len >= TEXT_DEEPER_MIN)
+		sort_run_text_deeper(items, len, tc, 0);
+	else if (text)
+		sort_run_compared(items, len, tc);
+	else if (column + 1 < tc->ms->ncolumns)
+	{
+		tc->first_column = column + 1;
+		sort_run(items, len, tc);
+		tc->first_column = column;
+	}
+}
+
+/*
  * Sort the items of items[0..len) by column first_column, which has an
  * exact key: each item's key (flipped for DESC) written into its pair, the
  * NULL items swapped to the end where they sort, each part sorted in place
@@ -783,6 +813,7 @@ static void
 sort_run_keyed(bs_pair64 *items, size_t len, TieContext *tc)
 {
 	int			column = tc->first_column;
+	bool		text = tc->ms->tie_text[column];
 	size_t		keys_at;
 	size_t		nulls_at;
 	size_t		nkeys = key_items(items, true, len, tc, 0, &keys_at, &nulls_at);
@@ -790,11 +821,12 @@ sort_run_keyed(bs_pair64 *items, size_t len, TieContext *tc)
 
 	sort_items(items + keys_at, nkeys);
 	sort_items(items + nulls_at, nnulls);
-	if (column + 1 == tc->ms->ncolumns)
+	if (column + 1 == tc->ms->ncolumns && !text)
 		return;					/* ties are in item order */
 	tc->first_column = column + 1;
-	if (nnulls > 1)
+	if (nnulls > 1 && column + 1 < tc->ms->ncolumns)
 		sort_run(items + nulls_at, nnulls, tc);
+	tc->first_column = column;
 	for (size_t s = keys_at; s < keys_at + nkeys;)
 	{
 		uint64		key = items[s].key;
@@ -803,10 +835,9 @@ sort_run_keyed(bs_pair64 *items, size_t len, TieContext *tc)
 		while (e < keys_at + nkeys && items[e].key == key)
 			e++;
 		if (e - s > 1)
-			sort_run(items + s, e - s, tc);
+			sort_key_group(items + s, e - s, tc, text);
 		s = e;
 	}
-	tc->first_column = column;
 }
 
 /*
@@ -830,7 +861,7 @@ text_chunk_key(Datum value, size_t depth, bool *longer)
 	return pg_bswap64(chunk);
 }
 
-/* text_chunk_key of item's first column, flipped for DESC (*longer as there). */
+/* text_chunk_key of item's column first_column, flipped for DESC (*longer as there). */
 static uint64
 item_chunk_key(TieContext *tc, uint32 item, size_t depth, uint64 flip, bool *longer)
 {
@@ -838,26 +869,27 @@ item_chunk_key(TieContext *tc, uint32 item, size_t depth, uint64 flip, bool *lon
 	bool		isnull;
 
 	*longer = false;
-	tc->fetch(tc->arg, item, 0, &value, &isnull);
+	tc->fetch(tc->arg, item, tc->first_column, &value, &isnull);
 	Assert(!isnull);
 	return (isnull ? 0 : text_chunk_key(value, depth, longer)) ^ flip;
 }
 
 /*
- * Sort the items of items[0..len), a run whose first column (text in byte
- * order, no NULL) is equal in its first 8 * (level + 1) bytes, by its next
- * 8 bytes (each written into the item's pair, which are sorted in place),
- * then each group of equal bytes one level deeper; strings equal to their
- * end go on to the columns after (ties in item order).  A prefix shared by
- * all the strings (URLs, paths) made every comparison of the tie pass a
- * comparator call: 3M rows of one 25-byte prefix and an md5 sorted in
- * 7.3-9.8 s in memory against the native Sort's 4.2 s.
+ * Sort the items of items[0..len), a run whose column first_column (text
+ * in byte order, no NULL) is equal in its first 8 * (level + 1) bytes, by
+ * its next 8 bytes (each written into the item's pair, which are sorted in
+ * place), then each group of equal bytes one level deeper; strings equal
+ * to their end go on to the columns after (ties in item order).  A prefix
+ * shared by all the strings (URLs, paths) made every comparison of the tie
+ * pass a comparator call: 3M rows of one 25-byte prefix and an md5 sorted
+ * in 7.3-9.8 s in memory against the native Sort's 4.2 s.
  */
 static void
 sort_run_text_deeper(bs_pair64 *items, size_t len, TieContext *tc, int level)
 {
+	int			column = tc->first_column;
 	size_t		depth = (size_t) (level + 1) * sizeof(uint64);
-	uint64		flip = tc->ms->ssup[0].ssup_reverse ? UINT64_MAX : 0;
+	uint64		flip = tc->ms->ssup[column].ssup_reverse ? UINT64_MAX : 0;
 	bool		any_longer = false;
 
 	for (size_t i = 0; i < len; i++)
@@ -875,11 +907,11 @@ sort_run_text_deeper(bs_pair64 *items, size_t len, TieContext *tc, int level)
 	if (!any_longer)
 	{
 		/* equal strings: the columns after, or item order */
-		if (tc->ms->ncolumns > 1)
+		if (column + 1 < tc->ms->ncolumns)
 		{
-			tc->first_column = 1;
+			tc->first_column = column + 1;
 			sort_run(items, len, tc);
-			tc->first_column = 0;
+			tc->first_column = column;
 		}
 		return;
 	}

@@ -45,7 +45,7 @@ BitonicMergeTieColumnsAllow(const BitonicMultiSort *ms)
 	if (!BitonicKeyKindExact(ms->kind) && !ms->text_prefix)
 		return false;
 	for (int c = 1; c < ms->ncolumns; c++)
-		if (ms->tie_keys[c] == NULL)
+		if (ms->tie_keys[c] == NULL || ms->tie_text[c])
 			return false;
 	return true;
 }
