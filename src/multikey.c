@@ -780,6 +780,26 @@ key_items(void *items, bool wide, size_t len, TieContext *tc, int shift,
 }
 
 /*
+ * Sort the items of items[0..len) (pairs of either shape), equal in column
+ * first_column, by the columns after it; nothing where there are none
+ * (ties are in item order).
+ */
+static void
+sort_later_columns(void *items, bool wide, size_t len, TieContext *tc)
+{
+	int			column = tc->first_column;
+
+	if (column + 1 == tc->ms->ncolumns)
+		return;
+	tc->first_column = column + 1;
+	if (wide)
+		sort_run(items, len, tc);
+	else
+		sort_run32(items, len, tc);
+	tc->first_column = column;
+}
+
+/*
  * Sort a group of items whose keys of column first_column are equal: by the
  * columns after it where the key is exact; where it is the prefix of text
  * in byte order, by the strings' next bytes (64 items or more) or the
@@ -788,18 +808,12 @@ key_items(void *items, bool wide, size_t len, TieContext *tc, int shift,
 static void
 sort_key_group(bs_pair64 *items, size_t len, TieContext *tc, bool text)
 {
-	int			column = tc->first_column;
-
 	if (text && len >= TEXT_DEEPER_MIN)
 		sort_run_text_deeper(items, len, tc, 0);
 	else if (text)
 		sort_run_compared(items, len, tc);
-	else if (column + 1 < tc->ms->ncolumns)
-	{
-		tc->first_column = column + 1;
-		sort_run(items, len, tc);
-		tc->first_column = column;
-	}
+	else
+		sort_later_columns(items, true, len, tc);
 }
 
 /*
@@ -823,10 +837,8 @@ sort_run_keyed(bs_pair64 *items, size_t len, TieContext *tc)
 	sort_items(items + nulls_at, nnulls);
 	if (column + 1 == tc->ms->ncolumns && !text)
 		return;					/* ties are in item order */
-	tc->first_column = column + 1;
-	if (nnulls > 1 && column + 1 < tc->ms->ncolumns)
-		sort_run(items + nulls_at, nnulls, tc);
-	tc->first_column = column;
+	if (nnulls > 1)
+		sort_later_columns(items + nulls_at, true, nnulls, tc);
 	for (size_t s = keys_at; s < keys_at + nkeys;)
 	{
 		uint64		key = items[s].key;
@@ -907,12 +919,7 @@ sort_run_text_deeper(bs_pair64 *items, size_t len, TieContext *tc, int level)
 	if (!any_longer)
 	{
 		/* equal strings: the columns after, or item order */
-		if (column + 1 < tc->ms->ncolumns)
-		{
-			tc->first_column = column + 1;
-			sort_run(items, len, tc);
-			tc->first_column = column;
-		}
+		sort_later_columns(items, true, len, tc);
 		return;
 	}
 	sort_items(items, len);
@@ -961,8 +968,6 @@ sort_run(bs_pair64 *items, size_t len, TieContext *tc)
 static void
 sort_run_keyed32(bs_pair32 *items, size_t len, TieContext *tc, int shift)
 {
-	int			column = tc->first_column;
-	bool		later = column + 1 < tc->ms->ncolumns;
 	size_t		keys_at;
 	size_t		nulls_at;
 	size_t		nkeys = key_items(items, false, len, tc, shift, &keys_at, &nulls_at);
@@ -970,9 +975,8 @@ sort_run_keyed32(bs_pair32 *items, size_t len, TieContext *tc, int shift)
 
 	sort_items32(items + keys_at, nkeys);
 	sort_items32(items + nulls_at, nnulls);
-	tc->first_column = column + 1;
-	if (nnulls > 1 && later)
-		sort_run32(items + nulls_at, nnulls, tc);
+	if (nnulls > 1)
+		sort_later_columns(items + nulls_at, false, nnulls, tc);
 	for (size_t s = keys_at; s < keys_at + nkeys;)
 	{
 		uint32		key = bs_key32(items[s]);
@@ -981,16 +985,11 @@ sort_run_keyed32(bs_pair32 *items, size_t len, TieContext *tc, int shift)
 		while (e < keys_at + nkeys && bs_key32(items[e]) == key)
 			e++;
 		if (e - s > 1 && shift > 0)
-		{
-			tc->first_column = column;
 			sort_run_keyed32(items + s, e - s, tc, 0);
-			tc->first_column = column + 1;
-		}
-		else if (e - s > 1 && later)
-			sort_run32(items + s, e - s, tc);
+		else if (e - s > 1)
+			sort_later_columns(items + s, false, e - s, tc);
 		s = e;
 	}
-	tc->first_column = column;
 }
 
 /*
